@@ -1,0 +1,1 @@
+export { mineBlock } from './mine-block.ts';

@@ -1,0 +1,99 @@
+// A real Temporal dev server (`temporal server start-dev`) as a child process: used by the
+// test harness and by `npm start`. It registers the search attributes the gateway writes.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { Connection } from '@temporalio/client';
+import { freePort } from './free-port.ts';
+import { requireTemporalCli } from './temporal-cli.ts';
+import { retryUntil } from './temporal-env.ts';
+
+export const SEARCH_ATTRIBUTES = { McpTool: 'Keyword', McpPrincipal: 'Keyword' } as const;
+
+export interface DevServerOptions {
+  /** SQLite file that keeps the server's state across restarts. */
+  dbFilename: string;
+  port?: number;
+  /** Serve the Web UI on this port; headless when absent. */
+  uiPort?: number;
+  ip?: string;
+  namespace?: string;
+  readyTimeoutMs?: number;
+  /** Where the server's own output goes (default: discarded). */
+  stdio?: 'ignore' | 'inherit' | 'pipe';
+}
+
+export class DevServer {
+  private constructor(
+    readonly address: string,
+    readonly port: number,
+    readonly options: DevServerOptions,
+    private child: ChildProcess,
+  ) {}
+
+  static async start(options: DevServerOptions): Promise<DevServer> {
+    const port = options.port ?? (await freePort());
+    const ip = options.ip ?? '127.0.0.1';
+    const args = [
+      'server',
+      'start-dev',
+      '--ip',
+      ip,
+      '--port',
+      String(port),
+      '--db-filename',
+      options.dbFilename,
+      '--namespace',
+      options.namespace ?? 'default',
+      '--log-level',
+      'error',
+    ];
+    if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+    else args.push('--headless');
+    for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
+      args.push('--search-attribute', `${name}=${type}`);
+    const child = spawn(requireTemporalCli(), args, { stdio: options.stdio ?? 'ignore' });
+    const server = new DevServer(`${ip === '0.0.0.0' ? '127.0.0.1' : ip}:${port}`, port, options, child);
+    const exited = once(child, 'exit').then(([code]) => {
+      throw new Error(`temporal server start-dev exited early with code ${code}`);
+    });
+    try {
+      await Promise.race([server.waitReady(options.readyTimeoutMs ?? 60_000), exited]);
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+    exited.catch(() => {});
+    return server;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Waits until the namespace answers and the search attributes are registered. */
+  private async waitReady(timeoutMs: number): Promise<void> {
+    const namespace = this.options.namespace ?? 'default';
+    await retryUntil(async () => {
+      const connection = await Connection.connect({ address: this.address, connectTimeout: 1_000 });
+      try {
+        const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+        for (const name of Object.keys(SEARCH_ATTRIBUTES)) {
+          if (!customAttributes?.[name]) throw new Error(`search attribute ${name} not registered yet`);
+        }
+      } finally {
+        await connection.close();
+      }
+    }, timeoutMs);
+  }
+
+  /** Stops the server (SIGTERM, then SIGKILL after `graceMs`) and waits for it to exit. */
+  async stop(graceMs = 5_000): Promise<void> {
+    const child = this.child;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,50 @@
+// The worker process: runs mineChain workflows and mineBlock activities from the task queue.
+import { NativeConnection, Worker } from '@temporalio/worker';
+import * as activities from '../activities/index.ts';
+import { retryUntil, temporalEnv } from '../lib/temporal-env.ts';
+import { WORKFLOWS_PATH, workerSettings } from './options.ts';
+
+async function main(): Promise<void> {
+  const temporal = temporalEnv();
+  const settings = workerSettings();
+  let connection: NativeConnection;
+  try {
+    connection = await retryUntil(
+      () => NativeConnection.connect(temporal.connectionOptions),
+      settings.connectTimeoutMs,
+    );
+  } catch (err) {
+    console.error(
+      `worker: cannot reach Temporal at ${temporal.address} after ${settings.connectTimeoutMs} ms: ${(err as Error).message}`,
+    );
+    process.exit(1);
+  }
+  try {
+    const worker = await Worker.create({
+      connection,
+      namespace: temporal.namespace,
+      taskQueue: temporal.taskQueue,
+      ...(settings.workflowBundlePath
+        ? { workflowBundle: { codePath: settings.workflowBundlePath } }
+        : { workflowsPath: WORKFLOWS_PATH }),
+      activities,
+      maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
+      // Heartbeats leave at most once a second, so a cancellation reaches a block within ~1 s.
+      maxHeartbeatThrottleInterval: '1s',
+      shutdownGraceTime: '10s',
+    });
+    console.log(
+      `worker: polling task queue "${temporal.taskQueue}" in namespace "${temporal.namespace}" at ${temporal.address}`,
+    );
+    // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown that resolves run().
+    await worker.run();
+    console.log('worker: stopped');
+  } finally {
+    await connection.close();
+  }
+}
+
+main().catch((err) => {
+  console.error('worker: fatal:', err);
+  process.exit(1);
+});

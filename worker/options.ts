@@ -1,0 +1,36 @@
+// Worker settings from the environment, apart from the process entry so they can be tested.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../dist/workflow-bundle.js', import.meta.url));
+
+export interface WorkerSettings {
+  /** Prebuilt workflow bundle, when there is one: starts in a second instead of bundling. */
+  workflowBundlePath?: string;
+  maxConcurrentActivities: number;
+  connectTimeoutMs: number;
+}
+
+function positiveInt(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+export function workerSettings(env: NodeJS.ProcessEnv = process.env): WorkerSettings {
+  const bundle =
+    env.WORKFLOW_BUNDLE_PATH || (existsSync(DEFAULT_BUNDLE_PATH) ? DEFAULT_BUNDLE_PATH : undefined);
+  if (bundle && !existsSync(bundle)) throw new Error(`WORKFLOW_BUNDLE_PATH ${bundle} does not exist`);
+  return {
+    workflowBundlePath: bundle,
+    maxConcurrentActivities: positiveInt(
+      'WORKER_MAX_CONCURRENT_ACTIVITIES',
+      env.WORKER_MAX_CONCURRENT_ACTIVITIES,
+      8,
+    ),
+    connectTimeoutMs: positiveInt('TEMPORAL_CONNECT_TIMEOUT_MS', env.TEMPORAL_CONNECT_TIMEOUT_MS, 30_000),
+  };
+}
