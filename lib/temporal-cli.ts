@@ -15,13 +15,23 @@ export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): string | 
   return candidates.find((path) => existsSync(path) && versionOf(path) === TEMPORAL_CLI_VERSION);
 }
 
+// A go-installed CLI reports "0.0.0-DEV"; its module version is in the Go build info.
 function versionOf(path: string): string | undefined {
-  try {
-    const out = execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 10_000 });
-    return /(\d+\.\d+\.\d+)/.exec(out)?.[1];
-  } catch {
-    return undefined;
-  }
+  const run = (file: string, args: string[]) => {
+    try {
+      return execFileSync(file, args, {
+        encoding: 'utf8',
+        timeout: 10_000,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+    } catch {
+      return '';
+    }
+  };
+  const built = /^\s*mod\s+github\.com\/temporalio\/cli\s+v(\S+)/m.exec(
+    run('go', ['version', '-m', path]),
+  )?.[1];
+  return built ?? /(\d+\.\d+\.\d+)/.exec(run(path, ['--version']))?.[1];
 }
 
 export function requireTemporalCli(env: NodeJS.ProcessEnv = process.env): string {

@@ -6,7 +6,15 @@ set -euo pipefail
 WANT="1.5.1"
 MODULE="github.com/temporalio/cli/cmd/temporal@v${WANT}"
 
-version_of() { "$1" --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1; }
+# A go-installed CLI reports "0.0.0-DEV": its module version comes from `go version -m`.
+version_of() {
+  local v
+  if command -v go >/dev/null 2>&1; then
+    v=$(go version -m "$1" 2>/dev/null | awk '$1 == "mod" && $2 == "github.com/temporalio/cli" { sub(/^v/, "", $3); print $3 }')
+  fi
+  [ -n "${v:-}" ] || v=$("$1" --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1)
+  echo "$v"
+}
 
 candidates=()
 [ -n "${TEMPORAL_CLI_PATH:-}" ] && candidates+=("$TEMPORAL_CLI_PATH")

@@ -6,7 +6,7 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../dist/workflow-bundle.js', import.meta.url));
 
 export interface WorkerSettings {
-  /** Prebuilt workflow bundle, when there is one: starts in a second instead of bundling. */
+  /** Prebuilt workflow bundle (WORKFLOW_BUNDLE_PATH): starts in a second instead of bundling. */
   workflowBundlePath?: string;
   maxConcurrentActivities: number;
   connectTimeoutMs: number;

@@ -1,0 +1,121 @@
+// mineChain against a real dev server and a real worker process.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { type Client, WorkflowFailedError } from '@temporalio/client';
+import { hashBlock, leadingZeroBits } from '../activities/pow.ts';
+import {
+  type ChainResult,
+  MINE_CHAIN_WORKFLOW,
+  type MineChainInput,
+  progressQuery,
+} from '../workflows/contract.ts';
+import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
+import { startWorker, type WorkerProcess } from './support/worker-process.ts';
+
+const TASK_QUEUE = 'mine-chain-test';
+let temporal: TestTemporal;
+let worker: WorkerProcess;
+let client: Client;
+
+function start(input: MineChainInput) {
+  return client.workflow.start(MINE_CHAIN_WORKFLOW, {
+    taskQueue: TASK_QUEUE,
+    workflowId: `test-${randomUUID()}`,
+    args: [input],
+  });
+}
+
+describe('mineChain workflow', () => {
+  before(async () => {
+    temporal = await startTestTemporal();
+    client = temporal.client;
+    worker = startWorker({ TEMPORAL_ADDRESS: temporal.server.address, TEMPORAL_TASK_QUEUE: TASK_QUEUE });
+    await worker.ready;
+  });
+
+  after(async () => {
+    await worker?.stop();
+    await temporal?.close();
+  });
+
+  it('mines a low-difficulty chain whose blocks link and meet the difficulty', async () => {
+    const input = { difficulty: 9, blocks: 4, data: 'linked chain' };
+    const handle = await start(input);
+    const result: ChainResult = await handle.result();
+    assert.equal(result.blocks.length, 4);
+    let previousHash = '0'.repeat(64);
+    for (const [index, block] of result.blocks.entries()) {
+      assert.equal(block.index, index);
+      assert.equal(block.previousHash, previousHash, `block ${index} links to its predecessor`);
+      assert.equal(
+        block.hash,
+        hashBlock({ previousHash, index, data: input.data, difficulty: 9 }, block.nonce),
+      );
+      assert.ok(leadingZeroBits(Buffer.from(block.hash, 'hex')) >= 9);
+      assert.equal(block.hashesTried, block.nonce + 1);
+      previousHash = block.hash;
+    }
+    assert.equal(result.finalHash, previousHash);
+    assert.equal(
+      result.totalHashesTried,
+      result.blocks.reduce((sum, b) => sum + b.hashesTried, 0),
+    );
+  });
+
+  it('answers the progress query, and blocksDone advances while it runs', async () => {
+    const handle = await start({ difficulty: 18, blocks: 4, data: 'progress' });
+    const seen = new Set<number>();
+    const final = eventually(
+      async () => {
+        const progress = await handle.query(progressQuery);
+        assert.equal(progress.blocksTotal, 4);
+        seen.add(progress.blocksDone);
+        return progress.phase === 'done' ? progress : undefined;
+      },
+      60_000,
+      'the chain to finish',
+      50,
+    );
+    const done = await final;
+    await handle.result();
+    assert.equal(done.blocksDone, 4);
+    assert.ok(seen.size >= 3, `progress seen at ${[...seen].join(', ')} blocks`);
+    const sorted = [...seen].sort();
+    assert.deepEqual([...seen], sorted, 'blocksDone never goes back');
+  });
+
+  it('rejects bad input without retrying', async () => {
+    const handle = await start({ difficulty: 0, blocks: 1, data: '' });
+    await assert.rejects(handle.result(), (err: unknown) => {
+      assert.ok(err instanceof WorkflowFailedError);
+      assert.match(String(err.cause?.message), /difficulty must be an integer from 1 to 40/);
+      return true;
+    });
+  });
+
+  it('cancelling mid-block ends the workflow Canceled once the activity has stopped', async () => {
+    const handle = await start({ difficulty: 36, blocks: 2, data: 'cancel me' });
+    await eventually(
+      async () => {
+        const { raw } = await handle.describe();
+        const pending = raw.pendingActivities?.[0];
+        return pending?.heartbeatDetails?.payloads?.length ? pending : undefined;
+      },
+      20_000,
+      'the block to heartbeat',
+    );
+    await handle.cancel();
+    await assert.rejects(handle.result(), /cancel/i);
+    assert.equal((await handle.describe()).status.name, 'CANCELLED');
+    const events = (await handle.fetchHistory()).events ?? [];
+    const requested = events.find((e) => e.activityTaskCancelRequestedEventAttributes);
+    const canceled = events.find((e) => e.activityTaskCanceledEventAttributes);
+    assert.ok(requested, 'activity cancellation requested');
+    assert.ok(canceled, 'the activity acknowledged the cancellation, so it stopped');
+    const seconds = (e: typeof requested) =>
+      Number(e?.eventTime?.seconds ?? 0) + (e?.eventTime?.nanos ?? 0) / 1e9;
+    const reaction = seconds(canceled) - seconds(requested);
+    assert.ok(reaction < 3, `activity stopped ${reaction.toFixed(2)} s after the request`);
+  });
+});

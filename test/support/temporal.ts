@@ -1,0 +1,51 @@
+// A real Temporal dev server for one test file, on a free port with a throwaway database.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DevServer } from '../../lib/dev-server.ts';
+
+export interface TestTemporal {
+  server: DevServer;
+  client: Client;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startTestTemporal(): Promise<TestTemporal> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mcp-gw-test-'));
+  const server = await DevServer.start({ dbFilename: join(dataDir, 'temporal.db') });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: 'default' });
+  return {
+    server,
+    client,
+    dataDir,
+    async close() {
+      await connection.close().catch(() => {});
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${lastError}` : ''}`);
+}

@@ -1,0 +1,68 @@
+// A worker dies mid-block (SIGKILL): another worker picks the block up from the last heartbeat.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { ChainResult, MineBlockHeartbeat } from '../workflows/contract.ts';
+import { MINE_CHAIN_WORKFLOW } from '../workflows/contract.ts';
+import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
+import { startWorker, type WorkerProcess } from './support/worker-process.ts';
+
+const TASK_QUEUE = 'worker-fault-test';
+// At difficulty 22 this block's first valid nonce is 1,943,042: seconds of work on one core.
+const INPUT = { difficulty: 22, blocks: 1, data: 'fault-d' };
+const EXPECTED_NONCE = 1_943_042;
+
+let temporal: TestTemporal;
+const workers: WorkerProcess[] = [];
+
+describe('worker crash mid-block', () => {
+  before(async () => {
+    temporal = await startTestTemporal();
+  });
+
+  after(async () => {
+    await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+    await temporal?.close();
+  });
+
+  it('completes on another worker, resuming from the heartbeat nonce instead of 0', async () => {
+    const env = { TEMPORAL_ADDRESS: temporal.server.address, TEMPORAL_TASK_QUEUE: TASK_QUEUE };
+    const first = startWorker(env);
+    workers.push(first);
+    await first.ready;
+    const handle = await temporal.client.workflow.start(MINE_CHAIN_WORKFLOW, {
+      taskQueue: TASK_QUEUE,
+      workflowId: `fault-${randomUUID()}`,
+      args: [INPUT],
+    });
+
+    const beat = await eventually(
+      async () => {
+        const { raw } = await handle.describe();
+        const payload = raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0];
+        if (!payload?.data) return undefined;
+        const details = JSON.parse(Buffer.from(payload.data).toString()) as MineBlockHeartbeat;
+        return details.nonce > 0 ? details : undefined;
+      },
+      30_000,
+      'a heartbeat with progress',
+    );
+    assert.ok(beat.nonce < EXPECTED_NONCE, 'killed before the block was found');
+    const killed = await first.stop('SIGKILL');
+    assert.equal(killed.signal, 'SIGKILL');
+
+    const second = startWorker(env);
+    workers.push(second);
+    await second.ready;
+    const result: ChainResult = await handle.result();
+    const [block] = result.blocks;
+    assert.ok(block);
+    assert.equal(block.nonce, EXPECTED_NONCE, 'the same nonce a single uninterrupted search finds');
+    assert.ok(block.attempt >= 2, `found on attempt ${block.attempt}`);
+    assert.ok(
+      block.startNonce > beat.nonce,
+      `retry started at nonce ${block.startNonce}, after the heartbeat at ${beat.nonce}`,
+    );
+    assert.ok(block.startNonce <= EXPECTED_NONCE);
+  });
+});
