@@ -1,1 +1,2 @@
 export { mineBlock } from './mine-block.ts';
+export { publishChain } from './publish-chain.ts';

@@ -13,7 +13,15 @@ export interface MineChainInput {
   data: string;
   /** Pause for a person's approval before publishing the chain. */
   requireApproval?: boolean;
+  /** How long to wait for that approval before giving up (default 24 h). */
+  approvalTimeoutMs?: number;
 }
+
+/** What became of the chain after mining, when approval was asked for. */
+export type Publication =
+  | { status: 'published'; ledgerPath: string; approvedNote?: string }
+  | { status: 'declined'; action: 'accept' | 'decline' | 'cancel'; note?: string }
+  | { status: 'approval_timed_out'; waitedMs: number };
 
 export interface MinedBlock {
   index: number;
@@ -35,8 +43,8 @@ export interface ChainResult {
   finalHash: string;
   totalHashesTried: number;
   totalMs: number;
-  /** Where the approved chain was written, when approval was asked for. */
-  ledger?: { path: string; entry: string };
+  /** Present when approval was asked for. */
+  publication?: Publication;
 }
 
 /** An outstanding request for input (an MCP elicitation/create form request). */

@@ -5,6 +5,7 @@ export const LIMITS = {
   difficulty: { min: 1, max: 40 },
   blocks: { min: 1, max: 20 },
   dataMaxLength: 256,
+  approvalTimeoutMs: { min: 1_000, max: 7 * 24 * 60 * 60 * 1000 },
 } as const;
 
 /** Returns a message naming the first bad field, or null when the input is acceptable. */
@@ -22,6 +23,11 @@ export function validateMineChainInput(input: MineChainInput): string | null {
   }
   if (typeof input.data !== 'string' || input.data.length > LIMITS.dataMaxLength) {
     return `data must be a string of at most ${LIMITS.dataMaxLength} characters`;
+  }
+  const timeout = input.approvalTimeoutMs;
+  const { approvalTimeoutMs: bounds } = LIMITS;
+  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < bounds.min || timeout > bounds.max)) {
+    return `approvalTimeoutMs must be an integer from ${bounds.min} to ${bounds.max}`;
   }
   return null;
 }
