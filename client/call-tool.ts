@@ -1,0 +1,40 @@
+// Calls a tool and follows whatever comes back to the end: an inline result, a task
+// (Tasks extension) or a start/poll handle.
+import { type DriveOptions, driveTask } from './drive.ts';
+import { handleOf, pollPort, viewOfHandle } from './poll-port.ts';
+import type { Rpc } from './rpc.ts';
+import type { TaskPort } from './task-view.ts';
+import { tasksPort } from './tasks-port.ts';
+
+export interface CallOutcome {
+  /** The final CallToolResult. */
+  result: Record<string, unknown>;
+  /** The task or workflow id when the call did not finish inline. */
+  taskId?: string;
+}
+
+export async function callTool(
+  rpc: Rpc,
+  name: string,
+  args: Record<string, unknown>,
+  options: DriveOptions & { onTask?: (port: TaskPort) => void },
+): Promise<CallOutcome> {
+  const first = await rpc('tools/call', { name, arguments: args });
+  const port = portOf(rpc, first);
+  if (!port) return { result: first };
+  options.onTask?.(port);
+  if (first.resultType !== 'task') {
+    const handle = handleOf(first);
+    if (handle) options.onView?.(viewOfHandle(handle, first));
+  }
+  return { result: await driveTask(port, options), taskId: port.taskId };
+}
+
+/** The port to keep following a tool call's answer, or undefined when it is final. */
+export function portOf(rpc: Rpc, result: Record<string, unknown>): TaskPort | undefined {
+  if (result.resultType === 'task' && typeof result.taskId === 'string') return tasksPort(rpc, result.taskId);
+  const handle = handleOf(result);
+  const pending = handle?.status === 'running' || handle?.status === 'input_required';
+  if (pending && typeof handle.workflow_id === 'string') return pollPort(rpc, handle.workflow_id);
+  return undefined;
+}
