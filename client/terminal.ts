@@ -1,0 +1,57 @@
+// What the CLI shows and asks on a terminal: a progress bar on a TTY, plain lines otherwise, and
+// elicitation forms answered field by field.
+import { createInterface } from 'node:readline/promises';
+import type { InputRequest, InputResponse } from '../workflows/contract.ts';
+import type { Answerer } from './answerer.ts';
+import type { TaskView } from './task-view.ts';
+
+export function progressLine(view: TaskView, width = 30): string {
+  const { blocksDone, blocksTotal, hashesTried } = view.progress ?? {};
+  const hashes = hashesTried === undefined ? '' : ` ${hashesTried.toLocaleString('en-US')} hashes`;
+  if (typeof blocksDone === 'number' && typeof blocksTotal === 'number' && blocksTotal > 0) {
+    const filled = Math.round((blocksDone / blocksTotal) * width);
+    return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${blocksDone}/${blocksTotal} blocks${hashes}`;
+  }
+  return `${view.status}${view.message ? `: ${view.message}` : ''}`;
+}
+
+export function progressReporter(out: NodeJS.WriteStream): (view: TaskView) => void {
+  let last = '';
+  return (view) => {
+    const line =
+      view.status === 'working'
+        ? progressLine(view)
+        : `${view.status}${view.message ? `: ${view.message}` : ''}`;
+    if (out.isTTY) {
+      out.write(`\r\x1b[2K${line}`);
+      if (view.status !== 'working') out.write('\n');
+    } else if (line !== last) {
+      out.write(`${line}\n`);
+    }
+    last = line;
+  };
+}
+
+/** Answers elicitation forms on the terminal: one prompt per field; an empty answer to the first declines. */
+export function terminalAnswerer(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Answerer {
+  return async (key: string, request: InputRequest): Promise<InputResponse> => {
+    const rl = createInterface({ input, output, terminal: false });
+    try {
+      output.write(`\n${request.params.message}\n(request ${key}; an empty first answer declines)\n`);
+      const content: Record<string, unknown> = {};
+      const { properties, required = [] } = request.params.requestedSchema;
+      for (const [field, schema] of Object.entries(properties)) {
+        const hint = schema.type === 'boolean' ? ' [y/n]' : '';
+        const raw = (await rl.question(`${schema.title ?? field}${hint}: `)).trim();
+        if (raw === '') {
+          if (Object.keys(content).length === 0 && required.includes(field)) return { action: 'decline' };
+          continue;
+        }
+        content[field] = schema.type === 'boolean' ? /^(y|yes|true|1)$/i.test(raw) : raw;
+      }
+      return { action: 'accept', content };
+    } finally {
+      rl.close();
+    }
+  };
+}
