@@ -1,0 +1,31 @@
+// The Fastify app, built apart from listen() so tests drive it in-process or on a free port.
+import { localhostHostValidation, localhostOriginValidation } from '@modelcontextprotocol/fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { GatewayConfig } from './config.ts';
+import { healthRoutes } from './health.ts';
+import { mcpRoute } from './mcp-route.ts';
+import type { MiningBackend } from './mining-backend.ts';
+
+export interface AppDeps {
+  backend: MiningBackend;
+  logger?: FastifyServerOptions['logger'];
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+export function buildApp(config: GatewayConfig, deps: AppDeps): FastifyInstance {
+  const app = Fastify({ logger: deps.logger ?? false });
+  if (LOOPBACK.has(config.host)) {
+    // DNS-rebinding protection for a local server: only loopback Host and Origin values.
+    app.addHook('onRequest', localhostHostValidation());
+    app.addHook('onRequest', localhostOriginValidation());
+  }
+  app.register(healthRoutes, { backend: deps.backend, readyTimeoutMs: config.readyTimeoutMs });
+  app.register(mcpRoute, {
+    backend: deps.backend,
+    waitBudgetMs: config.waitBudgetMs,
+    timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
+    onError: (error) => app.log.warn({ err: error }, 'mcp request error'),
+  });
+  return app;
+}

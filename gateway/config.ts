@@ -1,0 +1,56 @@
+// Gateway settings from the environment: where to listen, how long a call may wait, how tasks are
+// advertised. Temporal's own settings (address, namespace, task queue, TLS) come from temporalEnv().
+import { type TemporalEnv, temporalEnv } from '../lib/temporal-env.ts';
+
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  /** Longest a tools/call waits for the workflow before answering with a handle. */
+  waitBudgetMs: number;
+  /** Poll interval suggested to clients (pollIntervalMs / poll_after_seconds). */
+  pollIntervalMs: number;
+  /** ttlMs advertised on tasks: how long a finished task stays retrievable. */
+  taskTtlMs: number;
+  /** Longest a poll waits for a worker to answer the progress query. */
+  queryTimeoutMs: number;
+  /** Deadline of every other Temporal call (start, describe, signal, cancel). */
+  temporalTimeoutMs: number;
+  /** Longest /readyz waits for Temporal before answering 503. */
+  readyTimeoutMs: number;
+  temporal: TemporalEnv;
+}
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 3000,
+  waitBudgetMs: 20_000,
+  pollIntervalMs: 2_000,
+  taskTtlMs: 24 * 60 * 60 * 1000,
+  queryTimeoutMs: 1_500,
+  temporalTimeoutMs: 4_000,
+  readyTimeoutMs: 2_000,
+} as const;
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return {
+    host: env.MCP_HOST?.trim() || DEFAULTS.host,
+    port: integer(env, 'MCP_PORT', DEFAULTS.port, 0, 65_535),
+    waitBudgetMs: integer(env, 'MCP_WAIT_BUDGET_MS', DEFAULTS.waitBudgetMs, 0, 10 * 60_000),
+    pollIntervalMs: integer(env, 'MCP_POLL_INTERVAL_MS', DEFAULTS.pollIntervalMs, 100, 10 * 60_000),
+    taskTtlMs: integer(env, 'MCP_TASK_TTL_MS', DEFAULTS.taskTtlMs, 60_000, 365 * 24 * 60 * 60 * 1000),
+    queryTimeoutMs: integer(env, 'MCP_QUERY_TIMEOUT_MS', DEFAULTS.queryTimeoutMs, 100, 60_000),
+    temporalTimeoutMs: integer(env, 'MCP_TEMPORAL_TIMEOUT_MS', DEFAULTS.temporalTimeoutMs, 500, 120_000),
+    readyTimeoutMs: integer(env, 'MCP_READY_TIMEOUT_MS', DEFAULTS.readyTimeoutMs, 100, 60_000),
+    temporal: temporalEnv(env),
+  };
+}

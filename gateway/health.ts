@@ -1,0 +1,28 @@
+// GET /healthz: the process is up. GET /readyz: Temporal answers within a bounded time (503 if not).
+import type { FastifyPluginAsync } from 'fastify';
+import type { MiningBackend } from './mining-backend.ts';
+
+export interface HealthOptions {
+  backend: MiningBackend;
+  readyTimeoutMs: number;
+}
+
+export const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { backend, readyTimeoutMs }) => {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_request, reply) => {
+    let timer: NodeJS.Timeout | undefined;
+    const tooSlow = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+    });
+    try {
+      await Promise.race([backend.ping(readyTimeoutMs), tooSlow]);
+      return { status: 'ready', temporal: 'reachable' };
+    } catch (err) {
+      reply.code(503);
+      return { status: 'unavailable', temporal: 'unreachable', error: (err as Error).message };
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+};

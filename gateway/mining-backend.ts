@@ -1,0 +1,36 @@
+// What the MCP handlers need from the durable engine. The Temporal implementation is
+// temporal-mining.ts; handlers depend only on this interface.
+import type { InputResponse, MineChainInput } from '../workflows/contract.ts';
+import type { ExecutionState, ExecutionView } from './execution.ts';
+
+/** Who is calling: every task operation is scoped to the principal that started the task. */
+export interface Caller {
+  principal: string;
+}
+
+export interface StartRequest {
+  input: MineChainInput;
+  /** The tool and its arguments as the client sent them, kept with the run. */
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+export type WaitOutcome = { kind: 'closed'; state: ExecutionState } | { kind: 'running' };
+
+export interface MiningBackend {
+  /** Starts a run; resolves once the start is durable (a view of it would succeed). */
+  start(request: StartRequest, caller: Caller): Promise<{ workflowId: string }>;
+  /**
+   * Waits for the run to close, at most `budgetMs` (or until `signal` aborts): resolves the moment
+   * it closes, or with `running` when the budget ends first. Leaves no wait behind.
+   */
+  wait(workflowId: string, budgetMs: number, signal?: AbortSignal): Promise<WaitOutcome>;
+  /** The run as the caller may see it; undefined when unknown, expired or another caller's. */
+  view(workflowId: string, caller: Caller): Promise<ExecutionView | undefined>;
+  /** Requests cancellation; false when there is no such run for this caller. No-op once closed. */
+  cancel(workflowId: string, caller: Caller): Promise<boolean>;
+  /** Forwards input responses to the run; false when there is no such run for this caller. */
+  sendInput(workflowId: string, caller: Caller, responses: Record<string, InputResponse>): Promise<boolean>;
+  /** Resolves when the engine answers within `timeoutMs`; rejects otherwise. */
+  ping(timeoutMs: number): Promise<void>;
+}

@@ -1,0 +1,76 @@
+// start_mining, get_mining_result and cancel_mining. start_mining waits for the run at most the
+// budget, then answers in one of three shapes: the result inline; a task handle for a request that
+// declared the Tasks extension; otherwise the start/poll "running" JSON.
+import type { Server } from '@modelcontextprotocol/server';
+import { declaresTasksExtension } from './capabilities.ts';
+import type { ExecutionView } from './execution.ts';
+import type { Caller, MiningBackend } from './mining-backend.ts';
+import { notFoundJson, startPollJson, toolResult } from './start-poll.ts';
+import { createTaskResult, type TaskTiming } from './task-mapping.ts';
+import { defineTool, type ToolDefinition } from './tool-catalog.ts';
+import { CANCEL_MINING, GET_MINING_RESULT, START_MINING } from './tool-descriptions.ts';
+import { mineChainInput, startMiningArgs, workflowIdArgs } from './tool-schemas.ts';
+
+export interface MiningToolsDeps {
+  backend: MiningBackend;
+  waitBudgetMs: number;
+  timing: TaskTiming;
+}
+
+export function miningTools(server: Server, deps: MiningToolsDeps, caller: Caller): ToolDefinition[] {
+  const { backend, timing } = deps;
+  const answer = (view: Pick<ExecutionView, 'workflowId' | 'state'>) =>
+    toolResult(startPollJson(view, timing.pollIntervalMs));
+
+  const startMining = defineTool({
+    name: 'start_mining',
+    title: 'Start mining a proof-of-work chain',
+    description: START_MINING,
+    args: startMiningArgs,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    handler: async (args, ctx) => {
+      const { workflowId } = await backend.start(
+        { input: mineChainInput(args), tool: 'start_mining', arguments: args },
+        caller,
+      );
+      const outcome = await backend.wait(workflowId, deps.waitBudgetMs, ctx.mcpReq.signal);
+      if (outcome.kind === 'closed') return answer({ workflowId, state: outcome.state });
+      const view = await backend.view(workflowId, caller);
+      if (!view) throw new Error(`the run ${workflowId} was started but cannot be found`);
+      // It may have closed between the end of the budget and the describe: answer inline then.
+      if (view.state.status !== 'running') return answer(view);
+      if (declaresTasksExtension(server.getClientCapabilities())) return createTaskResult(view, timing);
+      return answer(view);
+    },
+  });
+
+  const getMiningResult = defineTool({
+    name: 'get_mining_result',
+    title: 'Check a mining run',
+    description: GET_MINING_RESULT,
+    args: workflowIdArgs,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    handler: async ({ workflow_id }) => {
+      const view = await backend.view(workflow_id, caller);
+      return view ? answer(view) : toolResult(notFoundJson(workflow_id));
+    },
+  });
+
+  const cancelMining = defineTool({
+    name: 'cancel_mining',
+    title: 'Cancel a mining run',
+    description: CANCEL_MINING,
+    args: workflowIdArgs,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    handler: async ({ workflow_id }, ctx) => {
+      if (!(await backend.cancel(workflow_id, caller))) return toolResult(notFoundJson(workflow_id));
+      // The run ends once its block in flight notices (about a second): wait for that, bounded.
+      const outcome = await backend.wait(workflow_id, deps.waitBudgetMs, ctx.mcpReq.signal);
+      if (outcome.kind === 'closed') return answer({ workflowId: workflow_id, state: outcome.state });
+      const view = await backend.view(workflow_id, caller);
+      return view ? answer(view) : toolResult(notFoundJson(workflow_id));
+    },
+  });
+
+  return [startMining, getMiningResult, cancelMining];
+}

@@ -1,0 +1,64 @@
+// The Tasks extension's methods: tasks/get, tasks/update, tasks/cancel, served from Temporal.
+// Only requests that declare the extension may use them (-32021 otherwise); an id that is unknown,
+// expired or another caller's is -32602.
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import { declaresTasksExtension } from './capabilities.ts';
+import { invalidParams, missingTasksCapability, taskNotFound, toProtocolError } from './json-rpc-errors.ts';
+import type { Caller, MiningBackend } from './mining-backend.ts';
+import { emptyAck, getTaskResult, type TaskTiming } from './task-mapping.ts';
+import { describeIssues } from './tool-catalog.ts';
+import { inputResponsesSchema, taskIdParams } from './tool-schemas.ts';
+
+export interface TaskMethodsDeps {
+  backend: MiningBackend;
+  timing: TaskTiming;
+}
+
+// Params are checked inside the handler, after the capability check, so a client without the
+// extension always learns that first.
+const anyParams = z.looseObject({});
+
+export function registerTaskMethods(server: Server, deps: TaskMethodsDeps, caller: Caller): void {
+  const { backend, timing } = deps;
+
+  const serve = (
+    method: string,
+    handle: (params: Record<string, unknown>, ctx: ServerContext) => Promise<object>,
+  ) =>
+    server.setRequestHandler(method, { params: anyParams }, async (params, ctx) => {
+      if (!declaresTasksExtension(server.getClientCapabilities())) throw missingTasksCapability();
+      try {
+        return (await handle(params, ctx)) as never;
+      } catch (err) {
+        throw toProtocolError(err);
+      }
+    });
+
+  const taskIdOf = (params: Record<string, unknown>): string => {
+    const parsed = taskIdParams.safeParse(params);
+    if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
+    return parsed.data.taskId;
+  };
+
+  serve('tasks/get', async (params) => {
+    const view = await backend.view(taskIdOf(params), caller);
+    if (!view) throw taskNotFound();
+    return getTaskResult(view, timing);
+  });
+
+  serve('tasks/cancel', async (params) => {
+    if (!(await backend.cancel(taskIdOf(params), caller))) throw taskNotFound();
+    return emptyAck();
+  });
+
+  serve('tasks/update', async (params, ctx) => {
+    const taskId = taskIdOf(params);
+    // The SDK lifts inputResponses out of the params (it shares the multi-round-trip field name).
+    const raw = ctx.mcpReq.inputResponses ?? params.inputResponses;
+    const parsed = inputResponsesSchema.safeParse(raw);
+    if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error)}`);
+    if (!(await backend.sendInput(taskId, caller, parsed.data))) throw taskNotFound();
+    return emptyAck();
+  });
+}

@@ -1,0 +1,270 @@
+// MiningBackend on Temporal: start → workflow.start, wait → handle.result() raced against the
+// budget (the long-poll is aborted when the budget ends), view → describe + progress query with a
+// short deadline, cancel → cancellation request, sendInput → signal.
+import {
+  type Client,
+  isGrpcServiceError,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
+import {
+  defaultPayloadConverter,
+  defineSearchAttributeKey,
+  type Payload,
+  SearchAttributeType,
+} from '@temporalio/common';
+import {
+  type ChainResult,
+  type InputResponse,
+  inputResponsesSignal,
+  MINE_CHAIN_WORKFLOW,
+  type MineBlockHeartbeat,
+  type MineChainInput,
+  progressQuery,
+} from '../workflows/contract.ts';
+import type { ExecutionState, ExecutionView, LiveProgress } from './execution.ts';
+import type { Caller, MiningBackend, StartRequest, WaitOutcome } from './mining-backend.ts';
+import { completedState, stateFromResultError } from './outcome.ts';
+import { newTaskId } from './task-id.ts';
+
+export const MCP_TOOL = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
+export const MCP_PRINCIPAL = defineSearchAttributeKey('McpPrincipal', SearchAttributeType.KEYWORD);
+
+/** What the gateway stores in a run's memo. */
+export interface RunMemo {
+  tool: string;
+  arguments: Record<string, unknown>;
+  principal: string;
+  input: MineChainInput;
+}
+
+export interface TemporalMiningOptions {
+  taskQueue: string;
+  namespace: string;
+  /** Deadline of start, describe, result fetch, signal and cancel calls. */
+  callTimeoutMs: number;
+  /** Deadline of the progress query (a worker must answer it). */
+  queryTimeoutMs: number;
+}
+
+// gRPC codes Temporal answers for ids that name no run it can find.
+const NOT_FOUND = 5;
+const INVALID_ARGUMENT = 3;
+const FAILED_PRECONDITION = 9;
+
+export class TemporalMining implements MiningBackend {
+  constructor(
+    private readonly client: Client,
+    private readonly options: TemporalMiningOptions,
+  ) {}
+
+  private call<T>(fn: () => Promise<T>, timeoutMs = this.options.callTimeoutMs): Promise<T> {
+    return this.client.withDeadline(Date.now() + timeoutMs, fn);
+  }
+
+  async start(request: StartRequest, caller: Caller): Promise<{ workflowId: string }> {
+    const workflowId = newTaskId();
+    const { input } = request;
+    const memo: RunMemo = {
+      tool: request.tool,
+      arguments: request.arguments,
+      principal: caller.principal,
+      input,
+    };
+    await this.call(() =>
+      this.client.workflow.start(MINE_CHAIN_WORKFLOW, {
+        workflowId,
+        taskQueue: this.options.taskQueue,
+        args: [input],
+        memo: memo as unknown as Record<string, unknown>,
+        typedSearchAttributes: [
+          { key: MCP_TOOL, value: request.tool },
+          { key: MCP_PRINCIPAL, value: caller.principal },
+        ],
+        staticSummary: `${request.tool}: ${input.blocks} block(s) at difficulty ${input.difficulty} for ${caller.principal}`,
+        staticDetails: `MCP tool \`${request.tool}\` called by \`${caller.principal}\` with arguments:\n\n\`\`\`json\n${JSON.stringify(request.arguments, null, 2)}\n\`\`\``,
+      }),
+    );
+    return { workflowId };
+  }
+
+  async wait(workflowId: string, budgetMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
+    if (budgetMs <= 0 || signal?.aborted) return { kind: 'running' };
+    const budget = new AbortController();
+    const timer = setTimeout(() => budget.abort(new Error('wait budget spent')), budgetMs);
+    const onCallerGone = () => budget.abort(signal?.reason);
+    signal?.addEventListener('abort', onCallerGone, { once: true });
+    try {
+      const result = await this.client.withAbortSignal(budget.signal, () =>
+        this.client.workflow.getHandle<() => Promise<ChainResult>>(workflowId).result(),
+      );
+      return { kind: 'closed', state: completedState(result) };
+    } catch (err) {
+      const state = stateFromResultError(err);
+      if (state) return { kind: 'closed', state };
+      if (budget.signal.aborted) return { kind: 'running' };
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerGone);
+    }
+  }
+
+  async view(workflowId: string, caller: Caller): Promise<ExecutionView | undefined> {
+    const found = await this.describeOwned(workflowId, caller);
+    if (!found) return undefined;
+    const { handle, description, memo } = found;
+    const state =
+      description.status.name === 'RUNNING'
+        ? await this.runningState(handle, description)
+        : await this.closedState(handle);
+    return {
+      workflowId,
+      createdAt: description.startTime,
+      lastUpdatedAt: lastUpdate(description),
+      input: memo.input,
+      state,
+    };
+  }
+
+  async cancel(workflowId: string, caller: Caller): Promise<boolean> {
+    const found = await this.describeOwned(workflowId, caller);
+    if (!found) return false;
+    if (found.description.status.name !== 'RUNNING') return true;
+    try {
+      await this.call(() => found.handle.cancel());
+    } catch (err) {
+      if (!isClosedMeanwhile(err)) throw err;
+    }
+    return true;
+  }
+
+  async sendInput(
+    workflowId: string,
+    caller: Caller,
+    responses: Record<string, InputResponse>,
+  ): Promise<boolean> {
+    const found = await this.describeOwned(workflowId, caller);
+    if (!found) return false;
+    if (found.description.status.name !== 'RUNNING') return true;
+    try {
+      await this.call(() => found.handle.signal(inputResponsesSignal, responses));
+    } catch (err) {
+      if (!isClosedMeanwhile(err)) throw err;
+    }
+    return true;
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    await this.call(
+      () => this.client.workflowService.describeNamespace({ namespace: this.options.namespace }),
+      timeoutMs,
+    );
+  }
+
+  /** The run's handle and description when it exists, is a mining run, and belongs to the caller. */
+  private async describeOwned(workflowId: string, caller: Caller) {
+    const handle = this.client.workflow.getHandle<() => Promise<ChainResult>>(workflowId);
+    let description: WorkflowExecutionDescription;
+    try {
+      description = await this.call(() => handle.describe());
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || grpcCodeIs(err, NOT_FOUND, INVALID_ARGUMENT))
+        return undefined;
+      throw err;
+    }
+    const memo = description.memo as Partial<RunMemo> | undefined;
+    if (description.type !== MINE_CHAIN_WORKFLOW || !memo || memo.principal !== caller.principal)
+      return undefined;
+    return { handle, description, memo: memo as RunMemo };
+  }
+
+  /** A closed run's outcome, from its result or the failure its result throws. */
+  private async closedState(handle: WorkflowHandle<() => Promise<ChainResult>>): Promise<ExecutionState> {
+    try {
+      return completedState(await this.call(() => handle.result()));
+    } catch (err) {
+      const state = stateFromResultError(err);
+      if (state) return state;
+      throw err;
+    }
+  }
+
+  private async runningState(
+    handle: WorkflowHandle<() => Promise<ChainResult>>,
+    description: WorkflowExecutionDescription,
+  ): Promise<ExecutionState> {
+    const nonce = heartbeatNonce(description);
+    try {
+      const progress: LiveProgress = await this.call(
+        () => handle.query(progressQuery),
+        this.options.queryTimeoutMs,
+      );
+      if (nonce !== undefined && progress.currentBlock !== null) progress.currentBlockNonce = nonce;
+      return { status: 'running', progress };
+    } catch (err) {
+      return {
+        status: 'running',
+        note: queryFailureNote(err, description.taskQueue, this.options.queryTimeoutMs),
+      };
+    }
+  }
+}
+
+/** Why there is no progress to show: most often, no worker is polling the run's task queue. */
+export function queryFailureNote(err: unknown, taskQueue: string, queryTimeoutMs: number): string {
+  if (isDeadline(err) || grpcCodeIs(err, FAILED_PRECONDITION)) {
+    return (
+      `Mining is in progress, but no worker is polling task queue "${taskQueue}" right now ` +
+      `(no answer to the progress query within ${(queryTimeoutMs / 1000).toFixed(1)} s). ` +
+      'The run is safe in Temporal and continues when a worker is back.'
+    );
+  }
+  const cause = (err as { cause?: Error }).cause?.message;
+  return `Mining is in progress; progress is unavailable right now (${cause ?? (err as Error).message}).`;
+}
+
+function grpcCodeIs(err: unknown, ...codes: number[]): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    if (isGrpcServiceError(e)) return codes.includes(e.code);
+  }
+  return false;
+}
+
+function isDeadline(err: unknown): boolean {
+  return grpcCodeIs(err, 4) || /deadline/i.test((err as Error)?.message ?? '');
+}
+
+/** Cancel/signal on a run that closed after we described it: nothing left to do. */
+function isClosedMeanwhile(err: unknown): boolean {
+  return err instanceof WorkflowNotFoundError || grpcCodeIs(err, NOT_FOUND, FAILED_PRECONDITION);
+}
+
+/** The last nonce the block in flight heartbeated, if any. */
+function heartbeatNonce(description: WorkflowExecutionDescription): number | undefined {
+  const payload = description.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0];
+  if (!payload) return undefined;
+  try {
+    const details = defaultPayloadConverter.fromPayload<MineBlockHeartbeat>(payload as Payload);
+    return typeof details?.nonce === 'number' ? details.nonce : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function timestampMs(
+  ts: { seconds?: unknown; nanos?: number | null } | null | undefined,
+): number | undefined {
+  if (!ts || ts.seconds === undefined || ts.seconds === null) return undefined;
+  return Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
+}
+
+/** The latest thing that happened to the run: start, close, or the block in flight's last heartbeat. */
+function lastUpdate(description: WorkflowExecutionDescription): Date {
+  const times = [description.startTime.getTime(), description.closeTime?.getTime()];
+  for (const activity of description.raw.pendingActivities ?? []) {
+    times.push(timestampMs(activity.lastHeartbeatTime), timestampMs(activity.lastStartedTime));
+  }
+  return new Date(Math.max(...times.filter((t): t is number => typeof t === 'number' && Number.isFinite(t))));
+}

@@ -1,0 +1,58 @@
+// The tools' argument schemas, bounded by the same LIMITS the workflow enforces.
+import * as z from 'zod/v4';
+import type { MineChainInput } from '../workflows/contract.ts';
+import { LIMITS } from '../workflows/limits.ts';
+
+export const startMiningArgs = z.object({
+  difficulty: z
+    .int()
+    .min(LIMITS.difficulty.min)
+    .max(LIMITS.difficulty.max)
+    .describe(
+      `Leading zero bits each block hash must have (${LIMITS.difficulty.min}-${LIMITS.difficulty.max}). ` +
+        'Each extra bit doubles the work: about 2^difficulty hashes per block.',
+    ),
+  blocks: z
+    .int()
+    .min(LIMITS.blocks.min)
+    .max(LIMITS.blocks.max)
+    .describe(`Number of blocks to mine, one after another (${LIMITS.blocks.min}-${LIMITS.blocks.max}).`),
+  data: z
+    .string()
+    .max(LIMITS.dataMaxLength)
+    .optional()
+    .describe(`Text committed into every block (at most ${LIMITS.dataMaxLength} characters).`),
+  require_approval: z
+    .boolean()
+    .optional()
+    .describe("Pause for a person's approval before publishing the chain."),
+});
+
+export type StartMiningArgs = z.infer<typeof startMiningArgs>;
+
+const workflowId = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe('The workflow_id returned by start_mining, copied exactly. Never invent or alter it.');
+
+export const workflowIdArgs = z.object({ workflow_id: workflowId });
+
+export function mineChainInput(args: StartMiningArgs): MineChainInput {
+  return {
+    difficulty: args.difficulty,
+    blocks: args.blocks,
+    data: args.data ?? '',
+    ...(args.require_approval === undefined ? {} : { requireApproval: args.require_approval }),
+  };
+}
+
+/** tasks/* params. */
+export const taskIdParams = z.object({ taskId: z.string() });
+
+const inputResponse = z.object({
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const inputResponsesSchema = z.record(z.string(), inputResponse);
