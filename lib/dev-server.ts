@@ -20,6 +20,13 @@ export interface DevServerOptions {
   readyTimeoutMs?: number;
   /** Where the server's own output goes (default: discarded). */
   stdio?: 'ignore' | 'inherit' | 'pipe';
+  /** Receives the server's output as it comes (stdout and stderr); overrides `stdio`. */
+  onOutput?: (chunk: Buffer) => void;
+  /**
+   * Runs the server in its own process group, so a Ctrl-C in the terminal reaches only the parent,
+   * which can then stop its other children before the server.
+   */
+  detached?: boolean;
 }
 
 export class DevServer {
@@ -51,7 +58,14 @@ export class DevServer {
     else args.push('--headless');
     for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
       args.push('--search-attribute', `${name}=${type}`);
-    const child = spawn(requireTemporalCli(), args, { stdio: options.stdio ?? 'ignore' });
+    const child = spawn(requireTemporalCli(), args, {
+      stdio: options.onOutput ? ['ignore', 'pipe', 'pipe'] : (options.stdio ?? 'ignore'),
+      detached: options.detached ?? false,
+    });
+    if (options.onOutput) {
+      child.stdout?.on('data', options.onOutput);
+      child.stderr?.on('data', options.onOutput);
+    }
     const server = new DevServer(`${ip === '0.0.0.0' ? '127.0.0.1' : ip}:${port}`, port, options, child);
     const exited = once(child, 'exit').then(([code]) => {
       throw new Error(`temporal server start-dev exited early with code ${code}`);
@@ -68,6 +82,14 @@ export class DevServer {
 
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  /** Resolves when the server process exits, whoever stopped it. */
+  get exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const child = this.child;
+    if (child.exitCode !== null || child.signalCode !== null)
+      return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+    return once(child, 'exit').then(([code, signal]) => ({ code, signal }));
   }
 
   /** Waits until the namespace answers and the search attributes are registered. */

@@ -1,0 +1,70 @@
+// What `npm start` runs, read from the environment: a Temporal dev server (unless TEMPORAL_ADDRESS
+// points at one already), then the worker and the gateway.
+import { resolve } from 'node:path';
+
+export interface StartConfig {
+  /** Folder for the dev server's database and the workflow bundle (MCP_DATA_DIR, `.data`). */
+  dataDir: string;
+  /** Undefined when TEMPORAL_ADDRESS is set: then no dev server is started. */
+  devServer?: {
+    dbFilename: string;
+    /** Frontend gRPC port (TEMPORAL_PORT, 7233). */
+    port: number;
+    /** Web UI port (TEMPORAL_UI_PORT, 8233). */
+    uiPort: number;
+  };
+  /** TEMPORAL_ADDRESS when set. */
+  temporalAddress?: string;
+  /** Where the gateway listens (MCP_HOST, MCP_PORT) and where `npm start` probes it. */
+  mcpHost: string;
+  mcpPort: number;
+  /** A prebuilt workflow bundle to use instead of bundling the workflows at start. */
+  workflowBundlePath?: string;
+}
+
+export const START_DEFAULTS = {
+  dataDir: '.data',
+  temporalPort: 7233,
+  temporalUiPort: 8233,
+  mcpHost: '127.0.0.1',
+  mcpPort: 3000,
+} as const;
+
+function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 65_535)
+    throw new Error(`${name} must be a port number from 1 to 65535, got "${raw}"`);
+  return value;
+}
+
+export function startConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): StartConfig {
+  const dataDir = resolve(cwd, env.MCP_DATA_DIR?.trim() || START_DEFAULTS.dataDir);
+  const temporalAddress = env.TEMPORAL_ADDRESS?.trim() || undefined;
+  return {
+    dataDir,
+    devServer: temporalAddress
+      ? undefined
+      : {
+          dbFilename: resolve(dataDir, 'temporal.db'),
+          port: port(env, 'TEMPORAL_PORT', START_DEFAULTS.temporalPort),
+          uiPort: port(env, 'TEMPORAL_UI_PORT', START_DEFAULTS.temporalUiPort),
+        },
+    temporalAddress,
+    mcpHost: env.MCP_HOST?.trim() || START_DEFAULTS.mcpHost,
+    mcpPort: port(env, 'MCP_PORT', START_DEFAULTS.mcpPort),
+    workflowBundlePath: env.WORKFLOW_BUNDLE_PATH?.trim() || undefined,
+  };
+}
+
+/** The host to reach a server bound to `host` from this machine (a wildcard bind → loopback). */
+export function localHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** The URL clients use for the MCP endpoint. */
+export function mcpUrl(config: Pick<StartConfig, 'mcpHost' | 'mcpPort'>): string {
+  return `http://${localHost(config.mcpHost)}:${config.mcpPort}/mcp`;
+}

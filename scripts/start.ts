@@ -1,0 +1,184 @@
+// `npm start`: everything on one machine. A Temporal dev server (unless TEMPORAL_ADDRESS is set),
+// then the worker and the gateway as child processes, their logs prefixed by process name.
+// Ctrl-C / SIGTERM stops the children first, then the dev server; if any of them dies on its own,
+// the rest are stopped and `npm start` exits non-zero.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { linePrefixer, processLabel } from '../lib/line-prefixer.ts';
+import { type LocalTemporal, startLocalTemporal } from '../lib/local-temporal.ts';
+import { ManagedProcess } from '../lib/managed-process.ts';
+import { localHost, mcpUrl, type StartConfig, startConfig } from '../lib/start-config.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const LABEL_WIDTH = 8;
+const READY_TIMEOUT_MS = 120_000;
+const CHILD_GRACE_MS = 15_000;
+
+const emit = (line: string) => process.stdout.write(`${line}\n`);
+const say = (message: string) => {
+  for (const line of message.split('\n')) emit(`${processLabel('start', LABEL_WIDTH)}${line}`);
+};
+
+const children: ManagedProcess[] = [];
+let temporalStarting: Promise<LocalTemporal | undefined> = Promise.resolve(undefined);
+let temporalStarted: LocalTemporal | undefined;
+let stopping: Promise<void> | undefined;
+
+/** Stops everything once (children first, then the dev server) and exits with `code`. */
+function shutdown(reason: string, code: number): Promise<void> {
+  if (stopping) return stopping;
+  say(`stopping (${reason})...`);
+  stopping = (async () => {
+    await Promise.all(
+      children.map(async (child) => {
+        if (!child.running) return;
+        const { killed } = await child.stop(CHILD_GRACE_MS);
+        if (killed) say(`${child.name} did not stop within ${CHILD_GRACE_MS} ms and was killed`);
+      }),
+    );
+    const temporal = await temporalStarting.catch(() => undefined);
+    await temporal?.stop();
+    say('stopped');
+    process.exit(code);
+  })();
+  return stopping;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    // npm forwards the terminal's Ctrl-C as well, so a second signal is expected and ignored.
+    void shutdown(signal, 0);
+  });
+}
+
+function spawnNode(
+  name: string,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onLine?: (line: string) => void,
+) {
+  const child = ManagedProcess.spawn({
+    name,
+    command: process.execPath,
+    args: ['--import', 'tsx', script, ...args],
+    cwd: ROOT,
+    env,
+    prefix: processLabel(name, LABEL_WIDTH),
+    emit,
+    onLine,
+  });
+  children.push(child);
+  return child;
+}
+
+/** Stops everything if `child` exits while it is meant to be running. */
+function superviseExit(name: string, exited: Promise<string>): void {
+  exited.then((how) => {
+    if (!stopping) void shutdown(`${name} ${how}`, 1);
+  });
+}
+
+function describeExit({ code, signal }: { code: number | null; signal: NodeJS.Signals | null }): string {
+  return `exited with ${signal ?? `code ${code}`}`;
+}
+
+async function waitForGateway(config: StartConfig, gateway: ManagedProcess, deadline: number): Promise<void> {
+  const url = `http://${localHost(config.mcpHost)}:${config.mcpPort}/readyz`;
+  let last = 'no answer yet';
+  while (Date.now() < deadline) {
+    if (!gateway.running) throw new Error('the gateway exited before it was ready');
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return;
+      last = `HTTP ${response.status}: ${(await response.text()).slice(0, 200)}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the gateway was not ready at ${url} within ${READY_TIMEOUT_MS} ms (${last})`);
+}
+
+async function main(): Promise<void> {
+  const config = startConfig();
+  mkdirSync(config.dataDir, { recursive: true });
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+
+  // Bundle the workflows while the dev server starts, so the worker runs the working tree's code.
+  const bundlePath = config.workflowBundlePath ?? join(config.dataDir, 'workflow-bundle.js');
+  const bundler = config.workflowBundlePath
+    ? undefined
+    : spawnNode('bundle', 'scripts/write-workflow-bundle.ts', [bundlePath], process.env);
+
+  if (config.devServer) {
+    const temporalOutput = linePrefixer(processLabel('temporal', LABEL_WIDTH), emit);
+    temporalStarting = startLocalTemporal({
+      ...config.devServer,
+      onOutput: (chunk) => temporalOutput.write(chunk),
+      say,
+    });
+  }
+  const temporal = await temporalStarting;
+  temporalStarted = temporal;
+  if (stopping) return;
+  if (temporal) superviseExit('the Temporal dev server', temporal.exited);
+  const address = temporal?.address ?? (config.temporalAddress as string);
+
+  if (bundler) {
+    const bundled = await bundler.exited;
+    if (stopping) return;
+    if (bundled.code !== 0) throw new Error(`bundling the workflows failed (${describeExit(bundled)})`);
+  }
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TEMPORAL_ADDRESS: address,
+    WORKFLOW_BUNDLE_PATH: bundlePath,
+    MCP_HOST: config.mcpHost,
+    MCP_PORT: String(config.mcpPort),
+  };
+  let workerReady: () => void = () => {};
+  const workerReadyPromise = new Promise<void>((resolve) => {
+    workerReady = resolve;
+  });
+  const worker = spawnNode('worker', 'worker/main.ts', [], env, (line) => {
+    if (line.includes('worker: polling task queue')) workerReady();
+  });
+  const gateway = spawnNode('gateway', 'gateway/main.ts', [], env);
+  superviseExit('the worker', worker.exited.then(describeExit));
+  superviseExit('the gateway', gateway.exited.then(describeExit));
+
+  const workerTimeout = new Promise<never>((_, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the worker did not start polling within ${READY_TIMEOUT_MS} ms`)),
+      Math.max(0, deadline - Date.now()),
+    );
+    workerReadyPromise.then(() => clearTimeout(timer));
+  });
+  await Promise.all([
+    Promise.race([workerReadyPromise, workerTimeout]),
+    waitForGateway(config, gateway, deadline),
+  ]);
+  if (stopping) return;
+
+  say('ready');
+  say(`  MCP endpoint     ${mcpUrl(config)}`);
+  if (temporal) say(`  Temporal Web UI  ${temporal.uiUrl}`);
+  say(`  Temporal         ${address}${temporal ? ` (${temporal.description})` : ' (TEMPORAL_ADDRESS)'}`);
+  if (config.devServer) say(`  Data folder      ${config.dataDir}`);
+  say('Press Ctrl-C to stop.');
+}
+
+// Last resort when `npm start` goes down without the orderly shutdown (an exception): leave no
+// child running on its own.
+process.on('exit', () => {
+  for (const child of children) if (child.running) child.signal('SIGTERM');
+  temporalStarted?.kill();
+});
+
+main().catch((err) => {
+  say(`error: ${(err as Error).message}`);
+  void shutdown('start failed', 1);
+});

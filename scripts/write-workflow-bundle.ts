@@ -1,0 +1,21 @@
+// Bundles the workflow code into the file named on the command line; `npm start` runs it so the
+// worker always runs the workflows as they are in the working tree, never a stale dist/ bundle.
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { WORKFLOWS_PATH } from '../worker/options.ts';
+
+const out = process.argv[2];
+if (!out) {
+  console.error('usage: write-workflow-bundle.ts <output file>');
+  process.exit(2);
+}
+const { code } = await bundleWorkflowCode({
+  workflowsPath: WORKFLOWS_PATH,
+  logger: new DefaultLogger('WARN'),
+});
+mkdirSync(dirname(out), { recursive: true });
+// Write then rename: a worker never reads a half-written bundle.
+writeFileSync(`${out}.tmp`, code);
+renameSync(`${out}.tmp`, out);
+console.log(`workflow bundle: ${out} (${(code.length / 1024).toFixed(0)} KiB)`);
