@@ -1,0 +1,162 @@
+// Workflow outcomes and thrown errors → execution states and JSON-RPC errors.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ProtocolError } from '@modelcontextprotocol/server';
+import { ServiceError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancelledFailure,
+  RetryState,
+  TerminatedFailure,
+  TimeoutFailure,
+} from '@temporalio/common';
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  isTemporalUnavailable,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  missingTasksCapability,
+  taskNotFound,
+  toProtocolError,
+} from '../gateway/json-rpc-errors.ts';
+import { stateFromResultError } from '../gateway/outcome.ts';
+import { queryFailureNote } from '../gateway/temporal-mining.ts';
+
+const workflowFailed = (cause: Error) =>
+  new WorkflowFailedError('Workflow execution failed', cause, RetryState.NON_RETRYABLE_FAILURE);
+
+function grpcError(code: number, details: string): Error {
+  return Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} });
+}
+
+describe('workflow outcome → execution state', () => {
+  test('cancelled', () => {
+    assert.deepEqual(stateFromResultError(workflowFailed(new CancelledFailure('cancelled'))), {
+      status: 'cancelled',
+    });
+  });
+
+  test('terminated and timed out are broken runs, not tool errors', () => {
+    for (const [cause, reason] of [
+      [new TerminatedFailure('operator stopped it'), 'terminated'],
+      [new TimeoutFailure('timed out', undefined, 'START_TO_CLOSE'), 'timed_out'],
+    ] as const) {
+      const state = stateFromResultError(workflowFailed(cause));
+      assert.equal(state?.status, 'failed');
+      assert.ok(state?.status === 'failed');
+      assert.equal(state.toolError, false);
+      assert.equal(state.reason, reason);
+      assert.equal(state.error.code, INTERNAL_ERROR);
+    }
+  });
+
+  test('a non-retryable application failure is a tool error with its type as reason', () => {
+    const state = stateFromResultError(
+      workflowFailed(ApplicationFailure.nonRetryable('difficulty too high', 'InvalidMiningParameters')),
+    );
+    assert.ok(state?.status === 'failed');
+    assert.equal(state.toolError, true);
+    assert.equal(state.reason, 'InvalidMiningParameters');
+    assert.equal(state.error.message, 'difficulty too high');
+  });
+
+  test('a non-retryable failure deep in an activity is still a tool error', () => {
+    const activity = new ActivityFailure(
+      'Activity task failed',
+      'mineBlock',
+      '1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      'worker',
+      ApplicationFailure.nonRetryable('no nonce meets difficulty', 'NoNonce'),
+    );
+    const state = stateFromResultError(workflowFailed(activity));
+    assert.ok(state?.status === 'failed');
+    assert.equal(state.toolError, true);
+    assert.equal(state.reason, 'NoNonce');
+  });
+
+  test('an activity that spent its retries is a broken run', () => {
+    const activity = new ActivityFailure(
+      'Activity task failed',
+      'mineBlock',
+      '1',
+      RetryState.MAXIMUM_ATTEMPTS_REACHED,
+      'worker',
+      ApplicationFailure.retryable('disk full', 'Error'),
+    );
+    const state = stateFromResultError(workflowFailed(activity));
+    assert.ok(state?.status === 'failed');
+    assert.equal(state.toolError, false);
+    assert.match(state.error.message, /disk full/);
+  });
+
+  test('errors that are not workflow outcomes are left to the caller', () => {
+    assert.equal(stateFromResultError(new Error('socket hang up')), undefined);
+    assert.equal(stateFromResultError(new ServiceError('unavailable')), undefined);
+  });
+});
+
+describe('errors → JSON-RPC', () => {
+  test('unknown task: -32602 with the spec message', () => {
+    const err = taskNotFound();
+    assert.equal(err.code, INVALID_PARAMS);
+    assert.equal(err.message, 'Failed to retrieve task: Task not found');
+  });
+
+  test('missing Tasks capability: -32021 naming the extension', () => {
+    const err = missingTasksCapability();
+    assert.equal(err.code, MISSING_REQUIRED_CLIENT_CAPABILITY);
+    assert.deepEqual(err.data, {
+      requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    });
+  });
+
+  test('protocol errors pass through; Temporal not-found is the unknown-task error', () => {
+    const own = new ProtocolError(INVALID_PARAMS, 'bad');
+    assert.equal(toProtocolError(own), own);
+    const missing = toProtocolError(new WorkflowNotFoundError('not found', 'mine-x', undefined));
+    assert.equal(missing.code, INVALID_PARAMS);
+    assert.equal(missing.message, taskNotFound().message);
+  });
+
+  test('Temporal unreachable or too slow: -32603 saying so', () => {
+    for (const cause of [grpcError(14, 'No connection established'), grpcError(4, 'Deadline exceeded')]) {
+      const wrapped = new ServiceError('Failed to start Workflow', { cause });
+      assert.ok(isTemporalUnavailable(wrapped));
+      const err = toProtocolError(wrapped);
+      assert.equal(err.code, INTERNAL_ERROR);
+      assert.match(err.message, /Temporal is unreachable/);
+      assert.deepEqual(err.data, { reason: 'temporal_unavailable' });
+    }
+  });
+
+  test('anything else: -32603 with its message', () => {
+    const err = toProtocolError(new Error('boom'));
+    assert.equal(err.code, INTERNAL_ERROR);
+    assert.match(err.message, /boom/);
+    assert.equal(isTemporalUnavailable(grpcError(3, 'invalid argument')), false);
+  });
+});
+
+describe('progress query failures', () => {
+  test('no poller, or no answer before the deadline: the note says no worker is polling', () => {
+    for (const cause of [
+      grpcError(9, 'no poller seen for task queue recently, worker may be down'),
+      grpcError(4, 'Deadline exceeded'),
+    ]) {
+      const note = queryFailureNote(
+        new ServiceError('Failed to query Workflow', { cause }),
+        'mcp-mining',
+        1_500,
+      );
+      assert.match(note, /no worker is polling task queue "mcp-mining"/);
+      assert.match(note, /1\.5 s/);
+    }
+  });
+
+  test('other query failures name their cause', () => {
+    const note = queryFailureNote(new Error('Query handler not found'), 'q', 1_000);
+    assert.match(note, /progress is unavailable right now \(Query handler not found\)/);
+  });
+});

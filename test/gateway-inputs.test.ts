@@ -1,0 +1,135 @@
+// Tool argument schemas, task ids, capability detection and configuration.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { declaresTasksExtension } from '../gateway/capabilities.ts';
+import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
+import { newTaskId, TASK_ID_PREFIX } from '../gateway/task-id.ts';
+import { describeIssues, listedTool } from '../gateway/tool-catalog.ts';
+import {
+  inputResponsesSchema,
+  mineChainInput,
+  startMiningArgs,
+  workflowIdArgs,
+} from '../gateway/tool-schemas.ts';
+import { LIMITS } from '../workflows/limits.ts';
+
+describe('start_mining arguments', () => {
+  test('the bounds are the workflow LIMITS', () => {
+    const ok = { difficulty: LIMITS.difficulty.max, blocks: LIMITS.blocks.max };
+    assert.ok(startMiningArgs.safeParse(ok).success);
+    for (const bad of [
+      { difficulty: LIMITS.difficulty.max + 1, blocks: 1 },
+      { difficulty: LIMITS.difficulty.min - 1, blocks: 1 },
+      { difficulty: 8.5, blocks: 1 },
+      { difficulty: 8, blocks: LIMITS.blocks.max + 1 },
+      { difficulty: 8, blocks: 1, data: 'x'.repeat(LIMITS.dataMaxLength + 1) },
+      { blocks: 1 },
+    ]) {
+      assert.equal(startMiningArgs.safeParse(bad).success, false, JSON.stringify(bad).slice(0, 80));
+    }
+  });
+
+  test('errors name the field', () => {
+    const parsed = startMiningArgs.safeParse({ difficulty: 99, blocks: 1 });
+    assert.ok(!parsed.success);
+    assert.match(describeIssues(parsed.error), /^difficulty: /);
+  });
+
+  test('arguments become the workflow input', () => {
+    assert.deepEqual(mineChainInput({ difficulty: 9, blocks: 2 }), { difficulty: 9, blocks: 2, data: '' });
+    assert.deepEqual(mineChainInput({ difficulty: 9, blocks: 2, data: 'x', require_approval: true }), {
+      difficulty: 9,
+      blocks: 2,
+      data: 'x',
+      requireApproval: true,
+    });
+  });
+
+  test('the listed input schema is a JSON Schema object with the bounds', () => {
+    const listed = listedTool({
+      name: 'start_mining',
+      title: 't',
+      description: 'd',
+      args: startMiningArgs,
+      annotations: {},
+      handler: async () => ({ content: [] }),
+    });
+    const schema = listed.inputSchema as {
+      type: string;
+      properties: Record<string, Record<string, unknown>>;
+    };
+    assert.equal(schema.type, 'object');
+    assert.equal(schema.properties.difficulty?.maximum, LIMITS.difficulty.max);
+    assert.equal(schema.properties.blocks?.minimum, LIMITS.blocks.min);
+  });
+
+  test('workflow_id is required', () => {
+    assert.equal(workflowIdArgs.safeParse({}).success, false);
+    assert.ok(workflowIdArgs.safeParse({ workflow_id: 'mine-x' }).success);
+  });
+
+  test('input responses: action is one of accept, decline, cancel', () => {
+    assert.ok(
+      inputResponsesSchema.safeParse({ k: { action: 'accept', content: { approve: true } } }).success,
+    );
+    assert.equal(inputResponsesSchema.safeParse({ k: { action: 'maybe' } }).success, false);
+  });
+});
+
+describe('task ids', () => {
+  test('carry 128 random bits and never repeat', () => {
+    const ids = new Set(Array.from({ length: 10_000 }, newTaskId));
+    assert.equal(ids.size, 10_000);
+    for (const id of [...ids].slice(0, 100)) {
+      assert.ok(id.startsWith(TASK_ID_PREFIX));
+      const random = Buffer.from(id.slice(TASK_ID_PREFIX.length), 'base64url');
+      assert.ok(random.length * 8 >= 122, `${id} has ${random.length * 8} bits`);
+    }
+  });
+});
+
+describe('Tasks extension in client capabilities', () => {
+  test('declared only by an extensions entry', () => {
+    assert.equal(
+      declaresTasksExtension({ extensions: { 'io.modelcontextprotocol/tasks': {} } } as never),
+      true,
+    );
+    assert.equal(declaresTasksExtension({ extensions: {} } as never), false);
+    assert.equal(declaresTasksExtension({} as never), false);
+    assert.equal(declaresTasksExtension(undefined), false);
+  });
+});
+
+describe('configuration', () => {
+  test('defaults', () => {
+    const config = gatewayConfig({});
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 3000);
+    assert.equal(config.waitBudgetMs, DEFAULTS.waitBudgetMs);
+    assert.equal(config.pollIntervalMs, DEFAULTS.pollIntervalMs);
+    assert.equal(config.temporal.taskQueue, 'mcp-mining');
+  });
+
+  test('from the environment', () => {
+    const config = gatewayConfig({
+      MCP_HOST: '0.0.0.0',
+      MCP_PORT: '8080',
+      MCP_WAIT_BUDGET_MS: '500',
+      MCP_POLL_INTERVAL_MS: '750',
+      MCP_TASK_TTL_MS: '120000',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      TEMPORAL_TASK_QUEUE: 'q',
+    });
+    assert.deepEqual(
+      [config.host, config.port, config.waitBudgetMs, config.pollIntervalMs, config.taskTtlMs],
+      ['0.0.0.0', 8080, 500, 750, 120_000],
+    );
+    assert.equal(config.temporal.address, 'temporal:7233');
+    assert.equal(config.temporal.taskQueue, 'q');
+  });
+
+  test('bad values are refused with the variable named', () => {
+    assert.throws(() => gatewayConfig({ MCP_PORT: 'eighty' }), /MCP_PORT/);
+    assert.throws(() => gatewayConfig({ MCP_WAIT_BUDGET_MS: '-1' }), /MCP_WAIT_BUDGET_MS/);
+  });
+});

@@ -1,0 +1,99 @@
+// Execution state → the start/poll JSON of the tool contract.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CallToolResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { notFoundJson, pollAfterSeconds, startPollJson, toolResult } from '../gateway/start-poll.ts';
+import {
+  BROKEN,
+  CANCELLED,
+  CHAIN,
+  COMPLETED,
+  NO_WORKER,
+  RUNNING,
+  TOOL_ERROR,
+  view,
+  WAITING_FOR_INPUT,
+} from './support/gateway-fixtures.ts';
+
+const json = (state: Parameters<typeof view>[0]) =>
+  startPollJson(view(state, 'mine-abc'), 2_500) as unknown as Record<string, unknown>;
+
+describe('start/poll JSON', () => {
+  test('completed carries the workflow id and the result', () => {
+    assert.deepEqual(json(COMPLETED), { status: 'completed', workflow_id: 'mine-abc', result: CHAIN });
+  });
+
+  test('running tells the agent to wait poll_after_seconds and poll with the exact id', () => {
+    const running = json(RUNNING);
+    assert.equal(running.status, 'running');
+    assert.equal(running.poll_after_seconds, 3);
+    assert.deepEqual(running.progress, {
+      phase: 'mining',
+      blocks_done: 1,
+      blocks_total: 3,
+      hashes_tried: 4_000_100,
+      current_block: 1,
+      current_block_nonce: 99,
+    });
+    assert.match(String(running.next), /get_mining_result/);
+    assert.match(String(running.next), /"mine-abc"/);
+    assert.match(String(running.next), /[Dd]o not call start_mining again/);
+  });
+
+  test('running without a worker has no progress, and a note saying why', () => {
+    const running = json(NO_WORKER);
+    assert.equal(running.status, 'running');
+    assert.equal(running.progress, null);
+    assert.match(String(running.note), /no worker is polling/);
+  });
+
+  test('input_required lists the requests', () => {
+    const waiting = json(WAITING_FOR_INPUT);
+    assert.equal(waiting.status, 'input_required');
+    assert.deepEqual(Object.keys(waiting.input_requests as object), ['approve-publish-1']);
+    assert.match(String(waiting.next), /respond_to_mining/);
+  });
+
+  test('failed (tool error or broken run) says why and tells the agent to stop', () => {
+    for (const state of [TOOL_ERROR, BROKEN]) {
+      const failed = json(state);
+      assert.equal(failed.status, 'failed');
+      assert.equal(typeof failed.reason, 'string');
+      assert.equal(typeof (failed.error as { message: string }).message, 'string');
+      assert.match(String(failed.next), /Stop polling/);
+    }
+  });
+
+  test('cancelled and not_found are distinct from failed', () => {
+    assert.equal(json(CANCELLED).status, 'cancelled');
+    const missing = notFoundJson('mine-nope') as unknown as Record<string, unknown>;
+    assert.equal(missing.status, 'not_found');
+    assert.equal(missing.workflow_id, 'mine-nope');
+    assert.match(String(missing.next), /Do not poll it again/);
+  });
+
+  test('poll_after_seconds rounds up and is at least 1', () => {
+    assert.equal(pollAfterSeconds(100), 1);
+    assert.equal(pollAfterSeconds(2_000), 2);
+    assert.equal(pollAfterSeconds(2_001), 3);
+  });
+});
+
+describe('CallToolResult carrying start/poll JSON', () => {
+  test('structuredContent and a text block hold the same JSON', () => {
+    const result = toolResult(startPollJson(view(RUNNING), 2_000));
+    const text = result.content[0];
+    assert.ok(text && text.type === 'text');
+    assert.deepEqual(JSON.parse(text.text), result.structuredContent);
+    assert.equal(result.isError, undefined);
+    assert.ok(CallToolResultV2Schema.safeParse({ ...result, resultType: 'complete' }).success);
+  });
+
+  test('failed and not_found are tool errors; running, completed and cancelled are not', () => {
+    assert.equal(toolResult(startPollJson(view(BROKEN), 2_000)).isError, true);
+    assert.equal(toolResult(notFoundJson('x')).isError, true);
+    for (const state of [RUNNING, COMPLETED, CANCELLED]) {
+      assert.equal(toolResult(startPollJson(view(state), 2_000)).isError, undefined);
+    }
+  });
+});

@@ -1,0 +1,94 @@
+// Sample execution views for the gateway's pure mapping tests.
+
+import type { ExecutionState, ExecutionView } from '../../gateway/execution.ts';
+import type { ChainResult, InputRequest } from '../../workflows/contract.ts';
+
+export const CREATED = new Date('2026-11-30T10:00:00.000Z');
+export const UPDATED = new Date('2026-11-30T10:00:05.250Z');
+
+export const CHAIN: ChainResult = {
+  difficulty: 8,
+  data: 'hello',
+  blocks: [
+    {
+      index: 0,
+      nonce: 149,
+      hash: `00${'a'.repeat(62)}`,
+      previousHash: '0'.repeat(64),
+      hashesTried: 150,
+      ms: 1,
+      attempt: 1,
+      startNonce: 0,
+    },
+  ],
+  finalHash: `00${'a'.repeat(62)}`,
+  totalHashesTried: 150,
+  totalMs: 1,
+};
+
+export const APPROVAL_REQUEST: InputRequest = {
+  method: 'elicitation/create',
+  params: {
+    mode: 'form',
+    message: 'Publish the chain?',
+    requestedSchema: { type: 'object', properties: { approve: { type: 'boolean' } }, required: ['approve'] },
+  },
+};
+
+export function view(state: ExecutionState, workflowId = 'mine-test'): ExecutionView {
+  return {
+    workflowId,
+    createdAt: CREATED,
+    lastUpdatedAt: UPDATED,
+    input: { difficulty: 22, blocks: 3, data: 'hello' },
+    state,
+  };
+}
+
+export const RUNNING: ExecutionState = {
+  status: 'running',
+  progress: {
+    phase: 'mining',
+    blocksDone: 1,
+    blocksTotal: 3,
+    hashesTried: 4_000_000,
+    currentBlock: 1,
+    inputRequests: {},
+    currentBlockNonce: 99,
+  },
+};
+
+export const NO_WORKER: ExecutionState = {
+  status: 'running',
+  note: 'Mining is in progress, but no worker is polling task queue "q" right now.',
+};
+
+export const WAITING_FOR_INPUT: ExecutionState = {
+  status: 'running',
+  progress: {
+    phase: 'awaiting_input',
+    blocksDone: 3,
+    blocksTotal: 3,
+    hashesTried: 9_000_000,
+    currentBlock: null,
+    inputRequests: { 'approve-publish-1': APPROVAL_REQUEST },
+  },
+};
+
+export const COMPLETED: ExecutionState = { status: 'completed', result: CHAIN };
+
+export const TOOL_ERROR: ExecutionState = {
+  status: 'failed',
+  toolError: true,
+  reason: 'InvalidMiningParameters',
+  error: { code: -32603, message: 'difficulty must be an integer from 1 to 40', data: { reason: 'x' } },
+};
+
+export const BROKEN: ExecutionState = {
+  status: 'failed',
+  toolError: false,
+  reason: 'terminated',
+  error: { code: -32603, message: 'The mining run was terminated: operator', data: { reason: 'terminated' } },
+};
+
+export const CANCELLED: ExecutionState = { status: 'cancelled' };
