@@ -1,0 +1,248 @@
+// `npm start` as a user runs it: a dev server, the worker and the gateway come up, one real tool call
+// goes through, and a Ctrl-C (SIGINT to the whole foreground process group) leaves nothing behind.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { freePort } from '../lib/free-port.ts';
+import { mcpUrl, startConfig } from '../lib/start-config.ts';
+import { eventually } from './support/temporal.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface ProcInfo {
+  pid: number;
+  ppid: number;
+  state: string;
+  cmd: string;
+}
+
+function procInfo(pid: number): ProcInfo | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name sits in parentheses and may contain spaces: read the fields after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    return { pid, ppid: Number(fields[1]), state: fields[0] ?? '?', cmd };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every live descendant of `root` (not `root` itself), from /proc. */
+function descendants(root: number): ProcInfo[] {
+  const all = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map((name) => procInfo(Number(name)))
+    .filter((info): info is ProcInfo => info !== undefined);
+  const found: ProcInfo[] = [];
+  let frontier = [root];
+  while (frontier.length > 0) {
+    const children = all.filter((info) => frontier.includes(info.ppid));
+    found.push(...children);
+    frontier = children.map((info) => info.pid);
+  }
+  return found;
+}
+
+/** Gone, or exited and waiting to be reaped. */
+function isGone(pid: number): boolean {
+  const info = procInfo(pid);
+  return info === undefined || info.state === 'Z' || info.state === 'X';
+}
+
+describe('start configuration', () => {
+  test('defaults: dev server on 7233 with the UI on 8233, database under .data, gateway on 127.0.0.1:3000', () => {
+    const config = startConfig({}, '/project');
+    assert.equal(config.dataDir, '/project/.data');
+    assert.deepEqual(config.devServer, {
+      dbFilename: '/project/.data/temporal.db',
+      port: 7233,
+      uiPort: 8233,
+    });
+    assert.equal(mcpUrl(config), 'http://127.0.0.1:3000/mcp');
+  });
+
+  test('TEMPORAL_ADDRESS means no dev server', () => {
+    const config = startConfig({ TEMPORAL_ADDRESS: 'temporal.example:7233' }, '/project');
+    assert.equal(config.devServer, undefined);
+    assert.equal(config.temporalAddress, 'temporal.example:7233');
+  });
+
+  test('a wildcard bind is probed and advertised on loopback', () => {
+    assert.equal(mcpUrl(startConfig({ MCP_HOST: '0.0.0.0', MCP_PORT: '8080' })), 'http://127.0.0.1:8080/mcp');
+  });
+
+  test('a bad port is refused with the variable named', () => {
+    assert.throws(() => startConfig({ TEMPORAL_UI_PORT: 'eighty' }), /TEMPORAL_UI_PORT/);
+    assert.throws(() => startConfig({ MCP_PORT: '70000' }), /MCP_PORT/);
+  });
+});
+
+interface NpmStart {
+  npm: ChildProcess;
+  pid: number;
+  output(): string;
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+  mcpPort: number;
+  uiPort: number;
+  /** Resolves once the gateway answers /readyz and the ready banner is out. */
+  ready(): Promise<void>;
+}
+
+/** `npm start` in its own process group, like a shell job: a SIGINT to the group is a Ctrl-C. */
+async function npmStart(dataDir: string): Promise<NpmStart> {
+  const [temporalPort, uiPort, mcpPort] = [await freePort(), await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    MCP_DATA_DIR: dataDir,
+    TEMPORAL_PORT: String(temporalPort),
+    TEMPORAL_UI_PORT: String(uiPort),
+    MCP_HOST: '127.0.0.1',
+    MCP_PORT: String(mcpPort),
+  };
+  // The path a user gets: a dev server of its own and the workflows bundled at start.
+  delete env.TEMPORAL_ADDRESS;
+  delete env.WORKFLOW_BUNDLE_PATH;
+  delete env.MCP_AUTH_TOKENS;
+  const npm = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  npm.stdout?.on('data', collect);
+  npm.stderr?.on('data', collect);
+  const exited = once(npm, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  return {
+    npm,
+    pid: npm.pid as number,
+    output: () => output,
+    exited,
+    mcpPort,
+    uiPort,
+    async ready() {
+      await eventually(
+        async () => {
+          if (npm.exitCode !== null || npm.signalCode !== null) throw new Error('npm start exited early');
+          const response = await fetch(`http://127.0.0.1:${mcpPort}/readyz`);
+          return response.ok && output.includes('Press Ctrl-C') ? true : undefined;
+        },
+        120_000,
+        'npm start to be ready',
+        250,
+      ).catch((err) => {
+        throw new Error(`${(err as Error).message}\n--- npm start output ---\n${output}`);
+      });
+    },
+  };
+}
+
+/** Processes from `pids` still alive, with their command lines. */
+function stillRunning(pids: number[]): string[] {
+  return pids.filter((pid) => !isGone(pid)).map((pid) => `${pid} ${procInfo(pid)?.cmd}`);
+}
+
+describe('npm start', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mcp-gw-start-'));
+  const runs: NpmStart[] = [];
+  after(() => {
+    // Only finds something to kill when an assertion failed midway.
+    for (const run of runs) {
+      if (run.npm.exitCode !== null || run.npm.signalCode !== null) continue;
+      for (const info of descendants(run.pid)) {
+        try {
+          process.kill(info.pid, 'SIGKILL');
+        } catch {}
+      }
+      try {
+        process.kill(-run.pid, 'SIGKILL');
+      } catch {}
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('runs a tool call end to end, then Ctrl-C stops every process it started', async () => {
+    const started = Date.now();
+    const run = await npmStart(dataDir);
+    runs.push(run);
+    await run.ready();
+    const readyMs = Date.now() - started;
+    const output = run.output;
+    const endpoint = `http://127.0.0.1:${run.mcpPort}/mcp`;
+    assert.match(output(), new RegExp(`MCP endpoint +${endpoint.replaceAll('.', '\\.')}`));
+    assert.match(output(), new RegExp(`Temporal Web UI +http://localhost:${run.uiPort}`));
+    assert.match(output(), /^worker +\| worker: polling task queue/m, 'worker lines carry their prefix');
+    assert.match(output(), /^gateway +\| /m, 'gateway lines carry their prefix');
+    const ui = await fetch(`http://localhost:${run.uiPort}/`);
+    assert.equal(ui.status, 200, 'the Web UI answers');
+
+    const client = new Client({ name: 'npm-start-smoke', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
+    const result = await client.callTool({ name: 'start_mining', arguments: { difficulty: 4, blocks: 2 } });
+    await client.close();
+    assert.notEqual(result.isError, true, JSON.stringify(result));
+    const structured = result.structuredContent as {
+      status?: string;
+      workflow_id?: string;
+      result?: unknown;
+    };
+    assert.equal(structured.status, 'completed', JSON.stringify(result));
+    assert.ok(structured.workflow_id);
+    assert.ok(structured.result);
+
+    const tree = descendants(run.pid);
+    const commands = tree.map((info) => info.cmd);
+    for (const expected of [
+      /scripts\/start\.ts/,
+      /temporal server start-dev/,
+      /worker\/main\.ts/,
+      /gateway\/main\.ts/,
+    ]) {
+      assert.ok(
+        commands.some((cmd) => expected.test(cmd)),
+        `${expected} among:\n${commands.join('\n')}`,
+      );
+    }
+
+    const stopAt = Date.now();
+    process.kill(-run.pid, 'SIGINT');
+    const [code, signal] = await run.exited;
+    const stopMs = Date.now() - stopAt;
+    // npm reports a Ctrl-C'd script by dying of the same signal, the shell convention for Ctrl-C.
+    assert.ok(
+      code === 0 || signal === 'SIGINT',
+      `npm start ended with code ${code}, signal ${signal}:\n${output()}`,
+    );
+    // The start script waits for its children before it exits, so nothing may be left even a moment later.
+    assert.deepEqual(stillRunning([run.pid, ...tree.map((info) => info.pid)]), [], output());
+    // Children first, then the dev server.
+    const workerStopped = output().indexOf('worker: stopped');
+    const serverStopping = output().indexOf('Stopping server');
+    assert.ok(workerStopped > 0 && serverStopping > workerStopped, `stop order:\n${output()}`);
+    assert.match(output(), /start +\| stopped/);
+    console.log(
+      `npm start: ready in ${readyMs} ms, stopped in ${stopMs} ms, ${tree.length} processes checked`,
+    );
+  });
+
+  test('restarts on the same data folder; when a child dies, stops the rest and exits non-zero', async () => {
+    const run = await npmStart(dataDir);
+    runs.push(run);
+    await run.ready();
+    const tree = descendants(run.pid);
+    const worker = tree.find((info) => /worker\/main\.ts/.test(info.cmd));
+    assert.ok(worker, tree.map((info) => info.cmd).join('\n'));
+
+    process.kill(worker.pid, 'SIGKILL');
+    const [code] = await run.exited;
+    assert.equal(code, 1, run.output());
+    assert.match(run.output(), /stopping \(the worker exited with SIGKILL\)/);
+    assert.deepEqual(stillRunning([run.pid, ...tree.map((info) => info.pid)]), [], run.output());
+  });
+});
