@@ -1,6 +1,10 @@
 // Proof of work, pure: no I/O, no clocks. The block header is 80 bytes:
 // previous hash (32) | SHA-256 of data (32) | index (u32 BE) | difficulty (u32 BE) | nonce (u64 BE).
+// The search runs on the midstate fast path (sha256-midstate.ts, sha256-simd.ts); the hash it
+// reports is always recomputed with node:crypto.
 import { createHash } from 'node:crypto';
+import { difficultyMasks, scanTail, type TailContext, tailContext } from './sha256-midstate.ts';
+import { SimdScanner, simdModule } from './sha256-simd.ts';
 
 export const HEADER_BYTES = 80;
 export const NONCE_OFFSET = 72;
@@ -75,9 +79,76 @@ export function hashBlock(spec: BlockSpec, nonce: number): string {
   return createHash('sha256').update(header).digest('hex');
 }
 
+const TWO_32 = 0x100000000;
+
+/** 0 <= from <= to <= MAX_NONCE + 1, integers. */
+function validRange(from: number, to: number): boolean {
+  return Number.isInteger(from) && Number.isInteger(to) && from >= 0 && to >= from && to <= MAX_NONCE + 1;
+}
+
+function checkRange(header: Uint8Array, difficulty: number, from: number, to: number): void {
+  if (!validRange(from, to)) {
+    throw new InvalidMiningParameters(`bad nonce range [${from}, ${to})`);
+  }
+  if (header.length !== HEADER_BYTES) {
+    throw new InvalidMiningParameters(`header must be ${HEADER_BYTES} bytes, got ${header.length}`);
+  }
+  if (!Number.isInteger(difficulty) || difficulty < 0 || difficulty > MAX_DIFFICULTY) {
+    throw new InvalidMiningParameters(`difficulty must be an integer from 0 to ${MAX_DIFFICULTY}`);
+  }
+}
+
+let simd: SimdScanner | null | undefined;
+
+/** Which per-nonce core this thread uses: 'wasm-simd', or 'scalar' where SIMD is unavailable. */
+export function fastCoreName(): 'wasm-simd' | 'scalar' {
+  if (simd === undefined) {
+    const module = simdModule();
+    simd = module ? new SimdScanner(module) : null;
+  }
+  return simd ? 'wasm-simd' : 'scalar';
+}
+
+/**
+ * One block's nonce search on the fast path: the header's first 64 bytes are compressed once,
+ * then one compression per nonce. `scan` returns the same nonce as the node:crypto search.
+ */
+export class NonceScanner {
+  private readonly ctx: TailContext;
+  private readonly mask0: number;
+  private readonly mask1: number;
+
+  constructor(header: Uint8Array, difficulty: number) {
+    checkRange(header, difficulty, 0, 0);
+    this.ctx = tailContext(header);
+    [this.mask0, this.mask1] = difficultyMasks(difficulty);
+  }
+
+  /** The first nonce in [from, to) that meets the difficulty, or -1. */
+  scan(from: number, to: number): number {
+    if (!validRange(from, to)) {
+      throw new InvalidMiningParameters(`bad nonce range [${from}, ${to})`);
+    }
+    fastCoreName();
+    simd?.setBlock(this.ctx, this.mask0, this.mask1);
+    for (let n = from; n < to; ) {
+      const hi = Math.floor(n / TWO_32);
+      const base = hi * TWO_32;
+      const segmentEnd = Math.min(to, base + TWO_32);
+      const lo = simd
+        ? simd.scan(hi, n - base, segmentEnd - base)
+        : scanTail(this.ctx, this.mask0, this.mask1, hi, n - base, segmentEnd - base);
+      if (lo >= 0) return base + lo;
+      n = segmentEnd;
+    }
+    return -1;
+  }
+}
+
 /**
  * Tries nonces from `from` (inclusive) to `to` (exclusive), in order; returns the first that
  * meets the difficulty, or null. Callers loop over ranges to interleave heartbeats.
+ * Leaves the found nonce (if any) written in `header`.
  */
 export function searchNonces(
   header: Buffer,
@@ -85,7 +156,26 @@ export function searchNonces(
   from: number,
   to: number,
 ): NonceFound | null {
-  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from < 0 || to < from) {
+  checkRange(header, difficulty, from, to);
+  if (from === to) return null;
+  const nonce = new NonceScanner(header, difficulty).scan(from, to);
+  return nonce < 0 ? null : { nonce, hash: hashHeader(header, nonce) };
+}
+
+/** SHA-256 of `header` with `nonce` written into it, as hex, through node:crypto. */
+export function hashHeader(header: Buffer, nonce: number): string {
+  writeNonce(header, nonce);
+  return createHash('sha256').update(header).digest('hex');
+}
+
+/** The original search: one node:crypto hash per nonce. The reference the fast path must match. */
+export function searchNoncesReference(
+  header: Buffer,
+  difficulty: number,
+  from: number,
+  to: number,
+): NonceFound | null {
+  if (!validRange(from, to)) {
     throw new InvalidMiningParameters(`bad nonce range [${from}, ${to})`);
   }
   for (let nonce = from; nonce < to; nonce++) {
