@@ -1,0 +1,489 @@
+// The docker compose stack and the Dockerfile, checked without a Docker engine: the structure of
+// both files, and that everything they run exists in the project and in the image.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { SEARCH_ATTRIBUTES } from '../lib/dev-server.ts';
+import { TEMPORAL_CLI_VERSION } from '../lib/temporal-cli.ts';
+import { DEFAULT_TASK_QUEUE } from '../lib/temporal-env.ts';
+import { DEFAULT_BUNDLE_PATH } from '../worker/options.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+// ---- docker-compose.yml -------------------------------------------------------------------------
+
+interface Healthcheck {
+  test: string[];
+  interval?: string;
+  timeout?: string;
+  retries?: number;
+  start_period?: string;
+}
+interface Service {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  volumes?: string[];
+  healthcheck?: Healthcheck;
+  depends_on?: Record<string, { condition: string }>;
+  deploy?: { replicas?: number };
+  init?: boolean;
+}
+interface Compose {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+}
+
+const compose = parse(read('docker-compose.yml'), { merge: true }) as Compose;
+const { services } = compose;
+const service = (name: string): Service => {
+  const found = services[name];
+  assert.ok(found, `service ${name}`);
+  return found;
+};
+
+/** "host-ip:host:container" / "host:container" → the container port and the host binding. */
+function parsePort(spec: string): { host?: string; hostPort: number; containerPort: number } {
+  const parts = spec.split(':');
+  const containerPort = Number(parts.at(-1));
+  const hostPort = Number(parts.at(-2));
+  return { host: parts.length === 3 ? parts[0] : undefined, hostPort, containerPort };
+}
+
+/** The value following `flag` in an argument list. */
+function flagValue(args: string[], flag: string): string | undefined {
+  const index = args.indexOf(flag);
+  return index >= 0 ? args[index + 1] : undefined;
+}
+
+const DURATION = /^\d+(ms|s|m)$/;
+
+// ---- Dockerfile ---------------------------------------------------------------------------------
+
+interface Instruction {
+  keyword: string;
+  args: string;
+  stage: string;
+}
+
+/** Instructions with continuation lines joined and comments dropped, each tagged with its stage. */
+function parseDockerfile(text: string): {
+  instructions: Instruction[];
+  stages: string[];
+  args: Map<string, string>;
+} {
+  const lines = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
+  const instructions: Instruction[] = [];
+  const stages: string[] = [];
+  const args = new Map<string, string>();
+  let stage = '';
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const match = /^(\w+)\s+(.*)$/.exec(line);
+    assert.ok(match, `Dockerfile line: ${line}`);
+    const keyword = (match[1] ?? '').toUpperCase();
+    const rest = match[2] ?? '';
+    if (keyword === 'FROM') {
+      stage = /\bAS\s+(\S+)/i.exec(rest)?.[1] ?? `stage${stages.length}`;
+      stages.push(stage);
+    }
+    if (keyword === 'ARG' && !stage) {
+      const [name, value] = rest.split('=');
+      if (name && value !== undefined) args.set(name.trim(), value.trim());
+    }
+    instructions.push({ keyword, args: rest, stage });
+  }
+  return { instructions, stages, args };
+}
+
+const dockerfile = parseDockerfile(read('Dockerfile'));
+const finalStage = dockerfile.stages.at(-1) as string;
+const inStage = (stage: string, keyword: string) =>
+  dockerfile.instructions.filter((i) => i.stage === stage && i.keyword === keyword);
+const expand = (text: string) =>
+  text.replace(/\$\{(\w+)\}/g, (_, name: string) => dockerfile.args.get(name) ?? `\${${name}}`);
+
+/** Sources COPY'd from the build context into `stage`, as [source, destination] pairs. */
+function contextCopies(stage: string): Array<[string, string]> {
+  return inStage(stage, 'COPY')
+    .filter((copy) => !copy.args.includes('--from='))
+    .flatMap((copy) => {
+      const parts = copy.args.split(/\s+/);
+      const destination = parts.at(-1) as string;
+      return parts.slice(0, -1).map((source): [string, string] => [source, destination]);
+    });
+}
+
+/** Does `stage` hold the project file `path` (relative to WORKDIR): copied from the context or a stage? */
+function copiedInto(stage: string, path: string): boolean {
+  const fromContext = contextCopies(stage).some(([source]) => {
+    const clean = normalize(source).replace(/\/$/, '');
+    return path === clean || path.startsWith(`${clean}/`) || clean === '.';
+  });
+  const fromStage = inStage(stage, 'COPY')
+    .filter((copy) => copy.args.includes('--from='))
+    .some((copy) => normalize(copy.args.split(/\s+/).at(-1) as string) === path);
+  return fromContext || fromStage;
+}
+
+// ---- package.json and the commands the images run -----------------------------------------------
+
+const pkg = JSON.parse(read('package.json')) as {
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+
+/** The entry file a package.json script runs through tsx ("tsx f.ts" or "node --import tsx f.ts"). */
+function scriptEntry(command: string): string | undefined {
+  return /^(?:tsx|node --import tsx)\s+(\S+\.ts)$/.exec(command.trim())?.[1];
+}
+
+/**
+ * Checks that a command an image runs is one of package.json's: `npm run X` with X a script, or
+ * `node --import tsx F` where F is the entry file of a script (the same program, without npm
+ * between the container's signals and node). Returns the entry file, if any.
+ */
+function assertPackageCommand(command: string[], where: string): string | undefined {
+  if (command[0] === 'npm') {
+    assert.equal(command[1], 'run', `${where}: ${command.join(' ')}`);
+    assert.ok(pkg.scripts[command[2] ?? ''], `${where}: npm run ${command[2]} has no script in package.json`);
+    return undefined;
+  }
+  assert.deepEqual(command.slice(0, 3), ['node', '--import', 'tsx'], `${where}: ${command.join(' ')}`);
+  const file = command[3] as string;
+  assert.equal(command.length, 4, `${where}: ${command.join(' ')}`);
+  const scripts = Object.entries(pkg.scripts).filter(([, script]) => scriptEntry(script) === file);
+  assert.ok(scripts.length > 0, `${where}: ${file} is not the entry of any package.json script`);
+  assert.ok(existsSync(join(ROOT, file)), `${where}: ${file} does not exist`);
+  return file;
+}
+
+/** Relative modules a file loads (static and dynamic imports, re-exports, `new URL(x, import.meta.url)`). */
+function localImports(file: string): { files: string[]; packages: string[] } {
+  const source = read(file)
+    .split('\n')
+    .filter((line) => !/^\s*(import|export)\s+type\s/.test(line))
+    .join('\n');
+  const specifiers = [
+    ...source.matchAll(/\bfrom\s+'([^']+)'/g),
+    ...source.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g),
+    ...source.matchAll(/^\s*import\s+'([^']+)'/gm),
+    ...source.matchAll(/new URL\(\s*'([^']+)',\s*import\.meta\.url\s*\)/g),
+  ].map((match) => match[1] as string);
+  const files: string[] = [];
+  const packages: string[] = [];
+  for (const specifier of specifiers) {
+    if (specifier.startsWith('.')) {
+      const target = normalize(join(dirname(file), specifier));
+      // Build outputs (dist/) need not exist in the working tree; the image gets them from a stage.
+      if (target.startsWith('dist/')) files.push(target);
+      else if (existsSync(join(ROOT, target)) && statSync(join(ROOT, target)).isFile()) files.push(target);
+      else if (existsSync(join(ROOT, target, 'index.ts'))) files.push(join(target, 'index.ts'));
+      else assert.fail(`${file} imports ${specifier}, which does not exist`);
+    } else if (!specifier.startsWith('node:')) {
+      const parts = specifier.split('/');
+      packages.push(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] as string));
+    }
+  }
+  return { files, packages };
+}
+
+/** Every file and package `entry` loads, transitively. */
+function loadedBy(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop() as string;
+    if (files.has(file)) continue;
+    files.add(file);
+    if (!file.endsWith('.ts')) continue;
+    const found = localImports(file);
+    queue.push(...found.files);
+    for (const name of found.packages) packages.add(name);
+  }
+  return { files, packages };
+}
+
+/** Every command the stack runs in the app image: service commands and health checks. */
+function appCommands(): Array<{ where: string; command: string[] }> {
+  const commands: Array<{ where: string; command: string[] }> = [];
+  for (const [name, svc] of Object.entries(services)) {
+    if (!svc.build) continue;
+    if (svc.command) commands.push({ where: `${name} command`, command: svc.command });
+    const check = svc.healthcheck?.test;
+    if (check && check[0] === 'CMD' && check[2] !== '-e')
+      commands.push({ where: `${name} healthcheck`, command: check.slice(1) });
+  }
+  const cmd = inStage(finalStage, 'CMD').at(-1);
+  if (cmd) commands.push({ where: 'Dockerfile CMD', command: JSON.parse(cmd.args) as string[] });
+  return commands;
+}
+
+// ---- the tests ----------------------------------------------------------------------------------
+
+describe('docker-compose.yml', () => {
+  test('has exactly the temporal, gateway and worker services', () => {
+    assert.deepEqual(Object.keys(services).sort(), ['gateway', 'temporal', 'worker']);
+  });
+
+  test('temporal: the Temporal CLI image at the pinned version, a dev server on 0.0.0.0', () => {
+    const temporal = service('temporal');
+    assert.equal(temporal.image, `temporalio/temporal:${TEMPORAL_CLI_VERSION}`);
+    const command = temporal.command ?? [];
+    assert.deepEqual(command.slice(0, 2), ['server', 'start-dev']);
+    assert.equal(flagValue(command, '--ip'), '0.0.0.0');
+    assert.equal(command.includes('--headless'), false, 'the Web UI is served');
+  });
+
+  test('temporal: its database lives on a named volume', () => {
+    const temporal = service('temporal');
+    const db = flagValue(temporal.command ?? [], '--db-filename');
+    assert.ok(db, '--db-filename');
+    const mounts = (temporal.volumes ?? []).map((spec) => {
+      const [source, target] = spec.split(':');
+      return { source: source as string, target: target as string };
+    });
+    const mount = mounts.find((m) => db.startsWith(`${m.target.replace(/\/$/, '')}/`));
+    assert.ok(mount, `${db} is on a mounted volume (${temporal.volumes})`);
+    assert.ok(compose.volumes && mount.source in compose.volumes, `volume ${mount.source} is declared`);
+  });
+
+  test('temporal: registers the search attributes the gateway writes', () => {
+    const command = service('temporal').command ?? [];
+    const registered = command.flatMap((arg, i) => (arg === '--search-attribute' ? [command[i + 1]] : []));
+    assert.deepEqual(
+      registered.sort(),
+      Object.entries(SEARCH_ATTRIBUTES)
+        .map(([name, type]) => `${name}=${type}`)
+        .sort(),
+    );
+  });
+
+  test('temporal: frontend 7233 and Web UI 8233 published on the host loopback only (no auth)', () => {
+    const ports = (service('temporal').ports ?? []).map(parsePort);
+    assert.deepEqual(ports.map((p) => p.containerPort).sort(), [7233, 8233]);
+    for (const port of ports) assert.equal(port.host, '127.0.0.1', `port ${port.containerPort}`);
+  });
+
+  test('gateway: built from the Dockerfile, listening on 0.0.0.0:3000, published as 3000', () => {
+    const gateway = service('gateway');
+    assert.equal(gateway.build?.context, '.');
+    assert.ok(existsSync(join(ROOT, gateway.build?.dockerfile ?? '')), 'the Dockerfile exists');
+    assert.equal(gateway.environment?.MCP_HOST, '0.0.0.0');
+    assert.equal(gateway.environment?.MCP_PORT, '3000');
+    assert.deepEqual((gateway.ports ?? []).map(parsePort), [
+      { host: undefined, hostPort: 3000, containerPort: 3000 },
+    ]);
+  });
+
+  test('gateway: auth tokens are required from the environment, never written in the file', () => {
+    const tokens = service('gateway').environment?.MCP_AUTH_TOKENS ?? '';
+    assert.match(tokens, /^\$\{MCP_AUTH_TOKENS:\?.+\}$/);
+  });
+
+  test('worker: the same image as the gateway, two replicas, no published port', () => {
+    const worker = service('worker');
+    const gateway = service('gateway');
+    assert.deepEqual(worker.build, gateway.build);
+    assert.equal(worker.image, gateway.image);
+    assert.equal(worker.deploy?.replicas, 2);
+    assert.equal(worker.ports, undefined);
+  });
+
+  test('gateway and workers reach the temporal service and agree on namespace and task queue', () => {
+    const frontendPort = 7233;
+    for (const name of ['gateway', 'worker']) {
+      const env = service(name).environment ?? {};
+      assert.equal(env.TEMPORAL_ADDRESS, `temporal:${frontendPort}`, name);
+      assert.equal(
+        env.TEMPORAL_NAMESPACE,
+        flagValue(service('temporal').command ?? [], '--namespace') ?? 'default',
+      );
+      assert.equal(env.TEMPORAL_TASK_QUEUE, DEFAULT_TASK_QUEUE, name);
+    }
+  });
+
+  test('every variable the services set is one the code they run reads', () => {
+    // Read by the gateway's authentication (DESIGN: principal:token pairs); checked above.
+    const pending = new Set(['MCP_AUTH_TOKENS']);
+    for (const name of ['gateway', 'worker']) {
+      const entries = [service(name).command ?? [], service(name).healthcheck?.test.slice(1) ?? []]
+        .map((command) => (command[0] === 'node' && command[1] === '--import' ? command[3] : undefined))
+        .filter((entry): entry is string => entry !== undefined);
+      const code = entries
+        .flatMap((entry) => [...loadedBy(entry).files])
+        .map((file) => read(file))
+        .join('\n');
+      for (const variable of Object.keys(service(name).environment ?? {})) {
+        if (pending.has(variable)) continue;
+        assert.ok(code.includes(variable), `${name} sets ${variable}, which its code does not read`);
+      }
+    }
+  });
+
+  test('every service has a health check: temporal cluster health, gateway /readyz, worker polling', () => {
+    for (const [name, svc] of Object.entries(services)) {
+      const check = svc.healthcheck;
+      assert.ok(check, `${name} has a health check`);
+      assert.equal(check.test[0], 'CMD', `${name}: exec form (the images have no shell to rely on)`);
+      for (const key of ['interval', 'timeout', 'start_period'] as const)
+        assert.match(check[key] ?? '', DURATION, `${name} ${key}`);
+      assert.ok((check.retries ?? 0) >= 1, `${name} retries`);
+    }
+    const temporal = service('temporal').healthcheck?.test ?? [];
+    assert.deepEqual(temporal.slice(1, 5), ['temporal', 'operator', 'cluster', 'health']);
+    assert.equal(flagValue(temporal, '--address'), '127.0.0.1:7233');
+
+    const gateway = service('gateway').healthcheck?.test ?? [];
+    assert.deepEqual(gateway.slice(1, 3), ['node', '-e']);
+    assert.match(
+      gateway[3] ?? '',
+      new RegExp(`http://127\\.0\\.0\\.1:${service('gateway').environment?.MCP_PORT}/readyz`),
+    );
+
+    const worker = service('worker').healthcheck?.test ?? [];
+    assert.deepEqual(worker.slice(1), ['node', '--import', 'tsx', 'scripts/worker-healthcheck.ts']);
+  });
+
+  test('gateway and workers start once Temporal is healthy', () => {
+    for (const [name, svc] of Object.entries(services)) {
+      for (const [target, { condition }] of Object.entries(svc.depends_on ?? {})) {
+        assert.equal(condition, 'service_healthy', `${name} → ${target}`);
+        assert.ok(services[target]?.healthcheck, `${target} has the health check ${name} waits for`);
+      }
+    }
+    for (const name of ['gateway', 'worker']) assert.ok(service(name).depends_on?.temporal, name);
+  });
+
+  test('the app containers run an init process so signals reach node and children are reaped', () => {
+    for (const name of ['gateway', 'worker']) assert.equal(service(name).init, true, name);
+  });
+});
+
+describe('Dockerfile', () => {
+  test('is multi-stage, on the current Node LTS (an even major, 24 or later) slim image', () => {
+    const froms = dockerfile.instructions.filter((i) => i.keyword === 'FROM');
+    assert.ok(froms.length >= 2, 'at least a build and a runtime stage');
+    for (const from of froms) {
+      const image = expand(from.args.split(/\s+/)[0] as string);
+      const major = Number(/^node:(\d+)-slim$/.exec(image)?.[1]);
+      assert.ok(major >= 24 && major % 2 === 0, `${image} is a Node LTS slim image`);
+    }
+  });
+
+  test('the runtime stage installs production dependencies only', () => {
+    const runs = inStage(finalStage, 'RUN').map((run) => run.args);
+    assert.ok(
+      runs.some((run) => /\bnpm ci\b.*--omit=dev/.test(run)),
+      `npm ci --omit=dev in the final stage: ${runs}`,
+    );
+    for (const run of runs)
+      assert.doesNotMatch(run, /\bnpm (install|i)\b|\bnpm ci\b(?!.*--omit=dev)/, `final-stage RUN: ${run}`);
+  });
+
+  test('the runtime stage runs as the unprivileged node user', () => {
+    const users = inStage(finalStage, 'USER');
+    assert.equal(users.at(-1)?.args, 'node');
+    const order = dockerfile.instructions.filter((i) => i.stage === finalStage);
+    const lastUser = order.lastIndexOf(users.at(-1) as Instruction);
+    const lastRun = order.map((i) => i.keyword).lastIndexOf('RUN');
+    assert.ok(lastUser > lastRun, 'USER comes after the last RUN, so nothing runs as root at run time');
+  });
+
+  test('ships the prebuilt workflow bundle and points WORKFLOW_BUNDLE_PATH at it', () => {
+    const builder = dockerfile.stages.find((stage) =>
+      inStage(stage, 'RUN').some((run) => run.args.includes('npm run build:workflows')),
+    );
+    assert.ok(builder, 'a stage runs npm run build:workflows');
+    assert.ok(pkg.scripts['build:workflows'], 'build:workflows is a package.json script');
+    const bundle = relative(ROOT, DEFAULT_BUNDLE_PATH);
+    const copy = inStage(finalStage, 'COPY').find((c) => c.args.includes(`--from=${builder}`));
+    assert.ok(copy, `the final stage copies from ${builder}`);
+    const [, from, to] = copy.args.split(/\s+/);
+    assert.equal(from, `/app/${bundle}`);
+    const env = inStage(finalStage, 'ENV').map((e) => e.args);
+    const bundlePath = env.map((e) => /^WORKFLOW_BUNDLE_PATH=(\S+)$/.exec(e)?.[1]).find(Boolean);
+    assert.equal(bundlePath, normalize(join('/app', to as string)));
+  });
+
+  test('the default command is the gateway, in exec form, and exposes its port', () => {
+    const cmd = inStage(finalStage, 'CMD').at(-1);
+    assert.ok(cmd);
+    assert.deepEqual(JSON.parse(cmd.args), ['node', '--import', 'tsx', 'gateway/main.ts']);
+    assert.deepEqual(
+      inStage(finalStage, 'EXPOSE').map((e) => e.args),
+      [service('gateway').environment?.MCP_PORT],
+    );
+  });
+
+  test('every file it copies from the build context exists', () => {
+    for (const stage of dockerfile.stages) {
+      for (const [source] of contextCopies(stage))
+        assert.ok(existsSync(join(ROOT, source)), `${stage}: COPY ${source}`);
+    }
+  });
+
+  test('.dockerignore keeps local state and dependencies out of the build context', () => {
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('#'));
+    for (const entry of ['node_modules', '.git', '.data', 'dist', '.env'])
+      assert.ok(ignored.includes(entry), entry);
+    for (const stage of dockerfile.stages) {
+      for (const [source] of contextCopies(stage))
+        assert.ok(
+          !ignored.includes(source.replace(/^\.\//, '').split('/')[0] as string),
+          `${source} is ignored`,
+        );
+    }
+  });
+});
+
+describe('what the images run', () => {
+  test('every command is a package.json script (npm run X, or node --import tsx on the script entry)', () => {
+    const commands = appCommands();
+    assert.ok(commands.length >= 3, commands.map((c) => c.where).join(', '));
+    for (const { where, command } of commands) assertPackageCommand(command, where);
+    for (const run of dockerfile.instructions.filter((i) => i.keyword === 'RUN')) {
+      for (const match of run.args.matchAll(/\bnpm run ([\w:-]+)/g))
+        assert.ok(pkg.scripts[match[1] as string], `${run.stage}: npm run ${match[1]} has no script`);
+    }
+  });
+
+  test('every npm run in a build stage finds the files its script loads in that stage', () => {
+    for (const run of dockerfile.instructions.filter((i) => i.keyword === 'RUN')) {
+      for (const match of run.args.matchAll(/\bnpm run ([\w:-]+)/g)) {
+        const entry = scriptEntry(pkg.scripts[match[1] as string] ?? '');
+        if (!entry) continue;
+        for (const file of loadedBy(entry).files) {
+          if (file.startsWith('dist/')) continue; // what the script writes
+          assert.ok(copiedInto(run.stage, file), `${run.stage}: npm run ${match[1]} needs ${file}`);
+        }
+      }
+    }
+  });
+
+  test('every file those commands load is in the image, and every package they import is a production dependency', () => {
+    for (const { where, command } of appCommands()) {
+      const entry = assertPackageCommand(command, where);
+      if (!entry) continue;
+      const { files, packages } = loadedBy(entry);
+      for (const file of files)
+        assert.ok(copiedInto(finalStage, file), `${where}: ${file} is not copied into the image`);
+      for (const name of packages)
+        assert.ok(pkg.dependencies[name], `${where}: imports ${name}, which is not a production dependency`);
+    }
+    // tsx runs the TypeScript in the image, so it must survive --omit=dev.
+    assert.ok(pkg.dependencies.tsx, 'tsx is a production dependency');
+  });
+});
