@@ -2,7 +2,7 @@
 // CLI that `@temporalio/testing` downloads by itself (for online machines without Go).
 import type { SearchAttributeType } from '@temporalio/common';
 import { DevServer, SEARCH_ATTRIBUTES } from './dev-server.ts';
-import { findTemporalCli, requireTemporalCli } from './temporal-cli.ts';
+import { findTemporalCli, requireTemporalCli, TEMPORAL_CLI_VERSION } from './temporal-cli.ts';
 
 export interface LocalTemporalOptions {
   dbFilename: string;
@@ -65,7 +65,9 @@ async function startDownloadedDevServer(options: LocalTemporalOptions): Promise<
   } catch (err) {
     missing = (err as Error).message;
   }
-  options.say(`${missing}\nTrying the dev server that @temporalio/testing downloads instead...`);
+  options.say(
+    `Temporal CLI v${TEMPORAL_CLI_VERSION} not found; trying the dev server that @temporalio/testing downloads...`,
+  );
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   const { defineSearchAttributeKey } = await import('@temporalio/common');
   let env: Awaited<ReturnType<typeof TestWorkflowEnvironment.createLocal>>;

@@ -1,7 +1,7 @@
 // `npm start` as a user runs it: a dev server, the worker and the gateway come up, one real tool call
 // goes through, and a Ctrl-C (SIGINT to the whole foreground process group) leaves nothing behind.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { freePort } from '../lib/free-port.ts';
 import { mcpUrl, startConfig } from '../lib/start-config.ts';
+import { DEFAULT_TASK_QUEUE } from '../lib/temporal-env.ts';
 import { eventually } from './support/temporal.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -90,6 +91,7 @@ interface NpmStart {
   pid: number;
   output(): string;
   exited: Promise<[number | null, NodeJS.Signals | null]>;
+  temporalPort: number;
   mcpPort: number;
   uiPort: number;
   /** Resolves once the gateway answers /readyz and the ready banner is out. */
@@ -124,6 +126,7 @@ async function npmStart(dataDir: string): Promise<NpmStart> {
     pid: npm.pid as number,
     output: () => output,
     exited,
+    temporalPort,
     mcpPort,
     uiPort,
     async ready() {
@@ -195,6 +198,23 @@ describe('npm start', () => {
     assert.equal(structured.status, 'completed', JSON.stringify(result));
     assert.ok(structured.workflow_id);
     assert.ok(structured.result);
+
+    // The worker health check the compose file uses sees this host's worker polling, and only for its queue.
+    const healthcheck = (queue: string) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'scripts/worker-healthcheck.ts'], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: `127.0.0.1:${run.temporalPort}`,
+          TEMPORAL_TASK_QUEUE: queue,
+        },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+    const healthy = healthcheck(DEFAULT_TASK_QUEUE);
+    assert.equal(healthy.status, 0, `${healthy.stdout}${healthy.stderr}`);
+    const unhealthy = healthcheck('a-queue-nobody-polls');
+    assert.equal(unhealthy.status, 1, `${unhealthy.stdout}${unhealthy.stderr}`);
 
     const tree = descendants(run.pid);
     const commands = tree.map((info) => info.cmd);
