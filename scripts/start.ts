@@ -168,6 +168,7 @@ async function main(): Promise<void> {
   if (temporal) say(`  Temporal Web UI  ${temporal.uiUrl}`);
   say(`  Temporal         ${address}${temporal ? ` (${temporal.description})` : ' (TEMPORAL_ADDRESS)'}`);
   if (config.devServer) say(`  Data folder      ${config.dataDir}`);
+  if (process.env.MCP_AUTH_TOKENS) say('  Auth             bearer tokens from MCP_AUTH_TOKENS');
   say('Press Ctrl-C to stop.');
 }
 
@@ -179,6 +180,11 @@ process.on('exit', () => {
 });
 
 main().catch((err) => {
-  say(`error: ${(err as Error).message}`);
+  const message = (err as Error).message;
+  say(`error: ${message}`);
+  if (message.includes('start-dev exited early'))
+    say(
+      'If a port is taken, choose others with TEMPORAL_PORT / TEMPORAL_UI_PORT, or set TEMPORAL_ADDRESS to use a running Temporal.',
+    );
   void shutdown('start failed', 1);
 });
