@@ -8,9 +8,9 @@ import { eventually, startTestTemporal, type TestTemporal } from './support/temp
 import { startWorker, type WorkerProcess } from './support/worker-process.ts';
 
 const TASK_QUEUE = 'worker-fault-test';
-// At difficulty 22 this block's first valid nonce is 1,943,042: seconds of work on one core.
-const INPUT = { difficulty: 22, blocks: 1, data: 'fault-d' };
-const EXPECTED_NONCE = 1_943_042;
+// At difficulty 27 this block's first valid nonce is 178,441,299: seconds of work on all cores.
+const INPUT = { difficulty: 27, blocks: 1, data: 'fault-e' };
+const EXPECTED_NONCE = 178_441_299;
 
 let temporal: TestTemporal;
 const workers: WorkerProcess[] = [];

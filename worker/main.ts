@@ -1,6 +1,7 @@
 // The worker process: runs mineChain workflows and mineBlock activities from the task queue.
 import { NativeConnection, Worker } from '@temporalio/worker';
 import * as activities from '../activities/index.ts';
+import { closeSharedNoncePool } from '../activities/nonce-pool.ts';
 import { retryUntil, temporalEnv } from '../lib/temporal-env.ts';
 import { WORKFLOWS_PATH, workerSettings } from './options.ts';
 
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     await worker.run();
     console.log('worker: stopped');
   } finally {
+    await closeSharedNoncePool();
     await connection.close();
   }
 }

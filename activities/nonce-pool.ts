@@ -1,0 +1,281 @@
+// Spreads one block's nonce search over worker threads, deterministically: the answer is the
+// smallest valid nonce, the same one a single-threaded search from `from` finds.
+//
+// A search is cut into consecutive chunks handed out in increasing order to whichever thread is
+// free (chunks grow from small to large, so easy blocks finish at once and hard ones pay little
+// messaging). Chunks complete out of order; the search keeps them in order and advances over the
+// completed prefix: `triedBelow` is the end of that prefix (every nonce below it was tried), and
+// the search ends when the first chunk of the prefix that found a nonce is reached. Once some
+// chunk finds a nonce, nothing above it is handed out and running chunks above it stop.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { ScanReply, ScanTask } from './nonce-worker.ts';
+import { InvalidMiningParameters, MAX_DIFFICULTY, MAX_NONCE } from './pow.ts';
+
+/**
+ * The thread's entry is TypeScript, like the rest of the project: it is loaded through tsx's
+ * loader, registered inside the new thread (threads do not inherit the parent's loader hooks).
+ */
+const WORKER_URL = new URL('./nonce-worker.ts', import.meta.url).href;
+const BOOTSTRAP = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
+  .then((api) => { api.register(); return import(${JSON.stringify(WORKER_URL)}); })`;
+/** Threads that die before any reply, in a row, before the pool gives up respawning. */
+const MAX_DEATHS_IN_A_ROW = 3;
+
+const FIRST_CHUNK = 1 << 14;
+/** About 70 ms of one thread's work on this machine's fast core. */
+const MAX_CHUNK = 1 << 20;
+
+export interface SearchOptions {
+  header: Uint8Array;
+  difficulty: number;
+  from: number;
+  /** Exclusive; at most MAX_NONCE + 1. */
+  to: number;
+  /** Aborting stops the search: `done` rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export interface NonceSearch {
+  /** The smallest nonce in [from, to) meeting the difficulty, or null when there is none. */
+  readonly done: Promise<number | null>;
+  /** Every nonce in [from, triedBelow) was tried (and, while the search runs, none of them met). */
+  readonly triedBelow: number;
+}
+
+interface Chunk {
+  from: number;
+  to: number;
+  /** -2 running, -1 done without a hit, else the nonce found. */
+  result: number;
+}
+
+class Search implements NonceSearch {
+  readonly done: Promise<number | null>;
+  triedBelow: number;
+  next: number;
+  limit: number;
+  chunkSize = FIRST_CHUNK;
+  finished = false;
+  readonly chunks: Chunk[] = [];
+  readonly cutoff = new Float64Array(new SharedArrayBuffer(8));
+  private settle!: { resolve: (n: number | null) => void; reject: (e: unknown) => void };
+
+  constructor(
+    readonly header: Uint8Array,
+    readonly difficulty: number,
+    from: number,
+    to: number,
+  ) {
+    this.triedBelow = from;
+    this.next = from;
+    this.limit = to;
+    this.cutoff[0] = Number.POSITIVE_INFINITY;
+    this.done = new Promise((resolve, reject) => {
+      this.settle = { resolve, reject };
+    });
+  }
+
+  wantsWork(): boolean {
+    return !this.finished && this.next < this.limit;
+  }
+
+  takeChunk(): Chunk {
+    const chunk: Chunk = {
+      from: this.next,
+      to: Math.min(this.next + this.chunkSize, this.limit),
+      result: -2,
+    };
+    this.next = chunk.to;
+    this.chunkSize = Math.min(this.chunkSize * 2, MAX_CHUNK);
+    this.chunks.push(chunk);
+    return chunk;
+  }
+
+  complete(chunk: Chunk, nonce: number): void {
+    chunk.result = nonce;
+    if (nonce >= 0 && nonce + 1 < this.limit) {
+      this.limit = nonce + 1;
+      this.cutoff[0] = nonce + 1;
+    }
+    while (this.chunks.length > 0 && (this.chunks[0] as Chunk).result !== -2) {
+      const first = this.chunks.shift() as Chunk;
+      if (first.result >= 0) {
+        this.finish(first.result);
+        return;
+      }
+      this.triedBelow = first.to;
+    }
+    if (this.chunks.length === 0 && this.next >= this.limit) this.finish(null);
+  }
+
+  finish(result: number | null, error?: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.cutoff[0] = -1;
+    if (error !== undefined) this.settle.reject(error);
+    else this.settle.resolve(result);
+  }
+}
+
+interface Slot {
+  worker: Worker;
+  task?: { id: number; search: Search; chunk: Chunk };
+}
+
+export class NoncePool {
+  private readonly slots: Slot[] = [];
+  private searches: Search[] = [];
+  private nextTaskId = 1;
+  private turn = 0;
+  private closed = false;
+  private deathsInARow = 0;
+  private broken?: Error;
+
+  constructor(readonly size: number = defaultThreadCount()) {
+    if (!Number.isInteger(size) || size < 1) throw new RangeError(`thread count must be >= 1, got ${size}`);
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(BOOTSTRAP, { eval: true });
+    const slot: Slot = { worker };
+    worker.unref();
+    worker.on('message', (reply: ScanReply) => this.onReply(slot, reply));
+    worker.on('error', (err) => this.onDeath(slot, err));
+    worker.on('exit', (code) => this.onDeath(slot, new Error(`nonce thread exited with code ${code}`)));
+    return slot;
+  }
+
+  search(options: SearchOptions): NonceSearch {
+    const { header, difficulty, from, to, signal } = options;
+    if (this.closed) throw new Error('nonce pool is closed');
+    if (this.broken) throw this.broken;
+    if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to < from || to > MAX_NONCE + 1) {
+      throw new InvalidMiningParameters(`bad nonce range [${from}, ${to})`);
+    }
+    if (!Number.isInteger(difficulty) || difficulty < 0 || difficulty > MAX_DIFFICULTY) {
+      throw new InvalidMiningParameters(`difficulty must be an integer from 0 to ${MAX_DIFFICULTY}`);
+    }
+    const search = new Search(Uint8Array.from(header), difficulty, from, to);
+    if (from === to) {
+      search.finish(null);
+      return search;
+    }
+    if (signal?.aborted) {
+      search.finish(null, signal.reason);
+      return search;
+    }
+    const onAbort = () => {
+      search.finish(null, signal?.reason);
+      this.forget(search);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    search.done.then(
+      () => signal?.removeEventListener('abort', onAbort),
+      () => signal?.removeEventListener('abort', onAbort),
+    );
+    this.searches.push(search);
+    this.dispatch();
+    return search;
+  }
+
+  /** Terminates the threads; searches still running reject. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const search of this.searches) search.finish(null, new Error('nonce pool closed'));
+    this.searches = [];
+    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+  }
+
+  private forget(search: Search): void {
+    this.searches = this.searches.filter((s) => s !== search);
+  }
+
+  /** Hands the next chunk of some search (round robin over searches) to every idle thread. */
+  private dispatch(): void {
+    this.searches = this.searches.filter((s) => !s.finished);
+    for (const slot of this.slots) {
+      if (slot.task) continue;
+      const wanting = this.searches.filter((s) => s.wantsWork());
+      if (wanting.length === 0) return;
+      const search = wanting[this.turn++ % wanting.length] as Search;
+      const chunk = search.takeChunk();
+      const id = this.nextTaskId++;
+      slot.task = { id, search, chunk };
+      const task: ScanTask = {
+        id,
+        header: search.header,
+        difficulty: search.difficulty,
+        from: chunk.from,
+        to: chunk.to,
+        cutoff: search.cutoff,
+      };
+      slot.worker.ref();
+      slot.worker.postMessage(task);
+    }
+  }
+
+  private onReply(slot: Slot, reply: ScanReply): void {
+    const task = slot.task;
+    if (!task || task.id !== reply.id) return;
+    slot.task = undefined;
+    slot.worker.unref();
+    this.deathsInARow = 0;
+    const { search, chunk } = task;
+    if ('error' in reply) {
+      search.finish(null, new InvalidMiningParameters(reply.error));
+    } else if (!search.finished) {
+      // A chunk only stops early when it lies above a nonce already found: it is not needed.
+      if (!reply.aborted) search.complete(chunk, reply.nonce);
+    }
+    if (search.finished) this.forget(search);
+    this.dispatch();
+  }
+
+  private onDeath(slot: Slot, err: Error): void {
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return;
+    const task = slot.task;
+    slot.task = undefined;
+    if (this.closed) return;
+    task?.search.finish(null, err);
+    if (task) this.forget(task.search);
+    slot.worker.removeAllListeners();
+    slot.worker.terminate().catch(() => {});
+    if (++this.deathsInARow > MAX_DEATHS_IN_A_ROW) {
+      this.broken = new Error(`nonce threads keep dying: ${err.message}`);
+      for (const search of this.searches) search.finish(null, this.broken);
+      this.searches = [];
+      return;
+    }
+    this.slots[index] = this.spawn();
+    this.dispatch();
+  }
+}
+
+/** MINER_THREADS when set (0 means search on the activity's own thread), else one per core. */
+export function defaultThreadCount(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.MINER_THREADS;
+  if (raw === undefined || raw === '') return availableParallelism();
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`MINER_THREADS must be an integer >= 0, got "${raw}"`);
+  return value;
+}
+
+let shared: NoncePool | undefined;
+
+/** The process's pool, started on first use. */
+export function sharedNoncePool(): NoncePool {
+  if (!shared) shared = new NoncePool();
+  return shared;
+}
+
+/** Stops the process's pool, if one was started (the worker calls this on shutdown). */
+export async function closeSharedNoncePool(): Promise<void> {
+  const pool = shared;
+  shared = undefined;
+  await pool?.close();
+}

@@ -1,0 +1,123 @@
+// The thread pool's search: the same smallest nonce as the single-threaded search, whatever the
+// thread count; a progress mark that never passes an untried nonce; prompt abort; clean close.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { NoncePool } from '../activities/nonce-pool.ts';
+import { blockHeader, GENESIS_HASH, MAX_NONCE, searchNonces } from '../activities/pow.ts';
+
+const spec = (data: string, difficulty: number, index = 0) => ({
+  previousHash: GENESIS_HASH,
+  index,
+  data,
+  difficulty,
+});
+
+const pools = [new NoncePool(1), new NoncePool(2), new NoncePool(3)];
+
+describe('nonce pool', () => {
+  after(async () => {
+    await Promise.all(pools.map((pool) => pool.close()));
+  });
+
+  for (const pool of pools) {
+    it(`${pool.size} thread(s): the same first nonce as the single-threaded search`, async () => {
+      for (const [i, difficulty] of [0, 1, 5, 9, 13, 16, 18, 20].entries()) {
+        const block = spec(`pool-${i}`, difficulty, i);
+        for (const from of [0, 7, 2 ** 32 - 100_000]) {
+          const expected = searchNonces(blockHeader(block), difficulty, from, MAX_NONCE + 1);
+          const search = pool.search({ header: blockHeader(block), difficulty, from, to: MAX_NONCE + 1 });
+          assert.equal(await search.done, expected?.nonce, `difficulty ${difficulty} from ${from}`);
+        }
+      }
+    });
+  }
+
+  it('returns null when the range holds no valid nonce, having tried all of it', async () => {
+    const block = spec('empty-range', 20);
+    const first = searchNonces(blockHeader(block), 20, 0, MAX_NONCE + 1);
+    assert.ok(first && first.nonce > 1000);
+    const search = pools[1]?.search({ header: blockHeader(block), difficulty: 20, from: 3, to: first.nonce });
+    assert.ok(search);
+    assert.equal(await search.done, null);
+    assert.equal(search.triedBelow, first.nonce);
+    const upTo = pools[1]?.search({
+      header: blockHeader(block),
+      difficulty: 20,
+      from: 0,
+      to: first.nonce + 1,
+    });
+    assert.equal(await upTo?.done, first.nonce);
+  });
+
+  it('runs several searches at once, each with its own answer', async () => {
+    const blocks = [spec('a', 14), spec('b', 16), spec('c', 12), spec('d', 17)];
+    const pool = pools[1] as NoncePool;
+    const answers = await Promise.all(
+      blocks.map(
+        (b) => pool.search({ header: blockHeader(b), difficulty: b.difficulty, from: 0, to: 2 ** 40 }).done,
+      ),
+    );
+    assert.deepEqual(
+      answers,
+      blocks.map((b) => searchNonces(blockHeader(b), b.difficulty, 0, 2 ** 40)?.nonce),
+    );
+  });
+
+  it('progress only marks nonces that were all tried, and rises while the search runs', async () => {
+    const block = spec('progress', 64); // never found: the search runs until aborted
+    const controller = new AbortController();
+    const pool = pools[1] as NoncePool;
+    const search = pool.search({
+      header: blockHeader(block),
+      difficulty: 64,
+      from: 1000,
+      to: MAX_NONCE + 1,
+      signal: controller.signal,
+    });
+    const marks: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      marks.push(search.triedBelow);
+    }
+    assert.ok((marks[0] as number) >= 1000);
+    assert.deepEqual(
+      [...marks].sort((x, y) => x - y),
+      marks,
+      'never goes back',
+    );
+    assert.ok((marks.at(-1) as number) > 1_000_000, `progress after 300 ms: ${marks.at(-1)}`);
+    const aborted = Date.now();
+    controller.abort(new Error('stop'));
+    await assert.rejects(search.done, /stop/);
+    // The threads drop the aborted search within a slice: a new search is answered at once.
+    const next = pool.search({ header: blockHeader(spec('after', 4)), difficulty: 4, from: 0, to: 1000 });
+    assert.equal(await next.done, searchNonces(blockHeader(spec('after', 4)), 4, 0, 1000)?.nonce);
+    assert.ok(Date.now() - aborted < 500, `answered ${Date.now() - aborted} ms after the abort`);
+  });
+
+  it('an already aborted signal rejects without work; a closed pool refuses searches', async () => {
+    const pool = new NoncePool(1);
+    const search = pool.search({
+      header: blockHeader(spec('x', 8)),
+      difficulty: 8,
+      from: 0,
+      to: 100,
+      signal: AbortSignal.abort(new Error('gone')),
+    });
+    await assert.rejects(search.done, /gone/);
+    const running = pool.search({ header: blockHeader(spec('y', 64)), difficulty: 64, from: 0, to: 2 ** 40 });
+    await pool.close();
+    await assert.rejects(running.done, /closed/);
+    assert.throws(
+      () => pool.search({ header: blockHeader(spec('z', 1)), difficulty: 1, from: 0, to: 1 }),
+      /closed/,
+    );
+  });
+
+  it('rejects bad ranges and difficulties', () => {
+    const pool = pools[0] as NoncePool;
+    const header = blockHeader(spec('bad', 1));
+    assert.throws(() => pool.search({ header, difficulty: 1, from: 5, to: 2 }), /bad nonce range/);
+    assert.throws(() => pool.search({ header, difficulty: 65, from: 0, to: 2 }), /difficulty/);
+  });
+});
