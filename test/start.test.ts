@@ -108,6 +108,7 @@ async function npmStart(dataDir: string): Promise<NpmStart> {
     TEMPORAL_UI_PORT: String(uiPort),
     MCP_HOST: '127.0.0.1',
     MCP_PORT: String(mcpPort),
+    npm_config_update_notifier: 'false',
   };
   // The path a user gets: a dev server of its own and the workflows bundled at start.
   delete env.TEMPORAL_ADDRESS;
