@@ -180,6 +180,8 @@ process.on('exit', () => {
 });
 
 main().catch((err) => {
+  // Once stopping, a wait cut short by the stop is no news.
+  if (stopping) return;
   const message = (err as Error).message;
   say(`error: ${message}`);
   if (message.includes('start-dev exited early'))
