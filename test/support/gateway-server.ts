@@ -1,0 +1,64 @@
+// The gateway for a test file: the real app (buildApp) with a real Temporal client, listening on a
+// free loopback port. Settings default to values that keep tests fast.
+import type { Client } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../gateway/app.ts';
+import { type GatewayConfig, gatewayConfig } from '../../gateway/config.ts';
+import { createTemporalClient } from '../../gateway/temporal-client.ts';
+import { TemporalMining } from '../../gateway/temporal-mining.ts';
+
+export interface GatewayOptions {
+  temporalAddress: string;
+  taskQueue: string;
+  waitBudgetMs?: number;
+  pollIntervalMs?: number;
+  queryTimeoutMs?: number;
+  temporalTimeoutMs?: number;
+  readyTimeoutMs?: number;
+}
+
+export interface TestGateway {
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  /** The MCP endpoint: origin + /mcp */
+  url: URL;
+  config: GatewayConfig;
+  app: FastifyInstance;
+  /** The gateway's own Temporal client (shares nothing with the test's). */
+  temporal: Client;
+  close(): Promise<void>;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<TestGateway> {
+  const config = gatewayConfig({
+    TEMPORAL_ADDRESS: options.temporalAddress,
+    TEMPORAL_TASK_QUEUE: options.taskQueue,
+    MCP_HOST: '127.0.0.1',
+    MCP_PORT: '0',
+    MCP_WAIT_BUDGET_MS: String(options.waitBudgetMs ?? 1_500),
+    MCP_POLL_INTERVAL_MS: String(options.pollIntervalMs ?? 250),
+    MCP_QUERY_TIMEOUT_MS: String(options.queryTimeoutMs ?? 1_000),
+    MCP_TEMPORAL_TIMEOUT_MS: String(options.temporalTimeoutMs ?? 3_000),
+    MCP_READY_TIMEOUT_MS: String(options.readyTimeoutMs ?? 1_000),
+  });
+  const temporal = createTemporalClient(config.temporal, config.temporalTimeoutMs);
+  const backend = new TemporalMining(temporal, {
+    taskQueue: config.temporal.taskQueue,
+    namespace: config.temporal.namespace,
+    callTimeoutMs: config.temporalTimeoutMs,
+    queryTimeoutMs: config.queryTimeoutMs,
+  });
+  const app = buildApp(config, { backend });
+  const origin = await app.listen({ host: config.host, port: 0 });
+  return {
+    origin,
+    url: new URL('/mcp', origin),
+    config,
+    app,
+    temporal,
+    async close() {
+      await app.close();
+      await temporal.connection.close();
+    },
+  };
+}

@@ -1,0 +1,125 @@
+// Plain HTTP MCP requests framed as protocol revision 2026-07-28 (headers plus the per-request
+// _meta envelope), for what SDK clients cannot send: task results and the tasks/* methods.
+import type { JsonRpcResponse } from '@modelcontextprotocol/ext-tasks/client';
+
+export const PROTOCOL_VERSION = '2026-07-28';
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
+export const WITHOUT_TASKS = {};
+
+export interface Framing {
+  clientInfo: { name: string; version: string };
+  clientCapabilities: Record<string, unknown>;
+}
+
+export const TASKS_CLIENT: Framing = {
+  clientInfo: { name: 'gateway-test-tasks', version: '1.0.0' },
+  clientCapabilities: WITH_TASKS,
+};
+
+export const PLAIN_CLIENT: Framing = {
+  clientInfo: { name: 'gateway-test-plain', version: '1.0.0' },
+  clientCapabilities: WITHOUT_TASKS,
+};
+
+export interface RpcAnswer {
+  httpStatus: number;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+let nextId = 1;
+
+/** The name the Mcp-Name header carries: the tool for tools/call, the task for tasks/*. */
+function routingName(method: string, params: Record<string, unknown>): string | undefined {
+  if (method === 'tools/call') return String(params.name);
+  if (method.startsWith('tasks/')) return String(params.taskId);
+  return undefined;
+}
+
+/** Reads a JSON body or the last `data:` line of an SSE body. */
+async function readMessage(response: Response): Promise<Record<string, unknown>> {
+  const text = await response.text();
+  if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    const data = text
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trim())
+      .filter(Boolean)
+      .at(-1);
+    return data ? JSON.parse(data) : {};
+  }
+  return text ? JSON.parse(text) : {};
+}
+
+export async function rpc(
+  url: URL,
+  method: string,
+  params: Record<string, unknown>,
+  framing: Framing = TASKS_CLIENT,
+): Promise<RpcAnswer> {
+  const { _meta: callerMeta, ...rest } = params as { _meta?: Record<string, unknown> };
+  const body = {
+    jsonrpc: '2.0',
+    id: nextId++,
+    method,
+    params: {
+      ...rest,
+      _meta: {
+        ...callerMeta,
+        'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+        'io.modelcontextprotocol/clientInfo': framing.clientInfo,
+        'io.modelcontextprotocol/clientCapabilities': framing.clientCapabilities,
+      },
+    },
+  };
+  const name = routingName(method, params);
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': PROTOCOL_VERSION,
+      'mcp-method': method,
+      ...(name === undefined ? {} : { 'mcp-name': name }),
+    },
+    body: JSON.stringify(body),
+  });
+  const message = await readMessage(response);
+  return {
+    httpStatus: response.status,
+    ...(message.result ? { result: message.result as Record<string, unknown> } : {}),
+    ...(message.error ? { error: message.error as RpcAnswer['error'] } : {}),
+  };
+}
+
+/** rpc() that expects a result and returns it. */
+export async function rpcResult(
+  url: URL,
+  method: string,
+  params: Record<string, unknown>,
+  framing: Framing = TASKS_CLIENT,
+): Promise<Record<string, unknown>> {
+  const answer = await rpc(url, method, params, framing);
+  if (!answer.result)
+    throw new Error(`${method} answered ${answer.httpStatus} ${JSON.stringify(answer.error)}`);
+  return answer.result;
+}
+
+/**
+ * The raw dispatch the ext-tasks session client needs: it hands over `{ method, params }` already
+ * framed (envelope in params._meta); this adds the JSON-RPC id and the 2026-07-28 headers.
+ */
+export function rawDispatch(url: URL) {
+  return async (request: unknown): Promise<JsonRpcResponse> => {
+    const { method, params = {} } = request as { method: string; params?: Record<string, unknown> };
+    const meta = (params._meta ?? {}) as Record<string, unknown>;
+    const framing: Framing = {
+      clientInfo: meta['io.modelcontextprotocol/clientInfo'] as Framing['clientInfo'],
+      clientCapabilities: meta['io.modelcontextprotocol/clientCapabilities'] as Record<string, unknown>,
+    };
+    const answer = await rpc(url, method, params, framing);
+    if (answer.error) return { kind: 'error', error: answer.error as never };
+    return { kind: 'result', result: (answer.result ?? {}) as never };
+  };
+}
