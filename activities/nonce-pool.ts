@@ -118,10 +118,23 @@ class Search implements NonceSearch {
   }
 }
 
+interface Task {
+  id: number;
+  search: Search;
+  chunk: Chunk;
+}
+
 interface Slot {
   worker: Worker;
-  task?: { id: number; search: Search; chunk: Chunk };
+  /** Sent and not answered yet, oldest first (a thread answers in order). */
+  tasks: Task[];
 }
+
+/**
+ * Chunks queued per thread: with two, a thread starts its next chunk the moment it finishes one,
+ * without waiting for this (possibly busy) event loop to answer.
+ */
+const QUEUE_DEPTH = 2;
 
 export class NoncePool {
   private readonly slots: Slot[] = [];
@@ -139,7 +152,7 @@ export class NoncePool {
 
   private spawn(): Slot {
     const worker = new Worker(BOOTSTRAP, { eval: true });
-    const slot: Slot = { worker };
+    const slot: Slot = { worker, tasks: [] };
     worker.unref();
     worker.on('message', (reply: ScanReply) => this.onReply(slot, reply));
     worker.on('error', (err) => this.onDeath(slot, err));
@@ -193,35 +206,40 @@ export class NoncePool {
     this.searches = this.searches.filter((s) => s !== search);
   }
 
-  /** Hands the next chunk of some search (round robin over searches) to every idle thread. */
+  /** Tops up every thread's queue with the next chunks of the searches (round robin over them). */
   private dispatch(): void {
     this.searches = this.searches.filter((s) => !s.finished);
-    for (const slot of this.slots) {
-      if (slot.task) continue;
-      const wanting = this.searches.filter((s) => s.wantsWork());
-      if (wanting.length === 0) return;
-      const search = wanting[this.turn++ % wanting.length] as Search;
-      const chunk = search.takeChunk();
-      const id = this.nextTaskId++;
-      slot.task = { id, search, chunk };
-      const task: ScanTask = {
-        id,
-        header: search.header,
-        difficulty: search.difficulty,
-        from: chunk.from,
-        to: chunk.to,
-        cutoff: search.cutoff,
-      };
-      slot.worker.ref();
-      slot.worker.postMessage(task);
+    for (let depth = 1; depth <= QUEUE_DEPTH; depth++) {
+      for (const slot of this.slots) {
+        if (slot.tasks.length >= depth) continue;
+        const wanting = this.searches.filter((s) => s.wantsWork());
+        if (wanting.length === 0) return;
+        this.send(slot, wanting[this.turn++ % wanting.length] as Search);
+      }
     }
   }
 
+  private send(slot: Slot, search: Search): void {
+    const chunk = search.takeChunk();
+    const id = this.nextTaskId++;
+    slot.tasks.push({ id, search, chunk });
+    const task: ScanTask = {
+      id,
+      header: search.header,
+      difficulty: search.difficulty,
+      from: chunk.from,
+      to: chunk.to,
+      cutoff: search.cutoff,
+    };
+    slot.worker.ref();
+    slot.worker.postMessage(task);
+  }
+
   private onReply(slot: Slot, reply: ScanReply): void {
-    const task = slot.task;
-    if (!task || task.id !== reply.id) return;
-    slot.task = undefined;
-    slot.worker.unref();
+    const task = slot.tasks.find((t) => t.id === reply.id);
+    if (!task) return;
+    slot.tasks = slot.tasks.filter((t) => t !== task);
+    if (slot.tasks.length === 0) slot.worker.unref();
     this.deathsInARow = 0;
     const { search, chunk } = task;
     if ('error' in reply) {
@@ -237,11 +255,13 @@ export class NoncePool {
   private onDeath(slot: Slot, err: Error): void {
     const index = this.slots.indexOf(slot);
     if (index < 0) return;
-    const task = slot.task;
-    slot.task = undefined;
+    const tasks = slot.tasks;
+    slot.tasks = [];
     if (this.closed) return;
-    task?.search.finish(null, err);
-    if (task) this.forget(task.search);
+    for (const task of tasks) {
+      task.search.finish(null, err);
+      this.forget(task.search);
+    }
     slot.worker.removeAllListeners();
     slot.worker.terminate().catch(() => {});
     if (++this.deathsInARow > MAX_DEATHS_IN_A_ROW) {
