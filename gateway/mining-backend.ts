@@ -25,8 +25,15 @@ export interface MiningBackend {
    * it closes, or with `running` when the budget ends first. Leaves no wait behind.
    */
   wait(workflowId: string, budgetMs: number, signal?: AbortSignal): Promise<WaitOutcome>;
-  /** The run as the caller may see it; undefined when unknown, expired or another caller's. */
-  view(workflowId: string, caller: Caller): Promise<ExecutionView | undefined>;
+  /**
+   * The run as the caller may see it; undefined when unknown, expired or another caller's.
+   * `progress: false` skips the progress query (a running run then has neither progress nor note).
+   */
+  view(
+    workflowId: string,
+    caller: Caller,
+    options?: { progress?: boolean },
+  ): Promise<ExecutionView | undefined>;
   /** Requests cancellation; false when there is no such run for this caller. No-op once closed. */
   cancel(workflowId: string, caller: Caller): Promise<boolean>;
   /** Forwards input responses to the run; false when there is no such run for this caller. */

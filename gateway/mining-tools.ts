@@ -35,12 +35,14 @@ export function miningTools(server: Server, deps: MiningToolsDeps, caller: Calle
       );
       const outcome = await backend.wait(workflowId, deps.waitBudgetMs, ctx.mcpReq.signal);
       if (outcome.kind === 'closed') return answer({ workflowId, state: outcome.state });
-      const view = await backend.view(workflowId, caller);
+      // A task handle needs only the run's times (tasks/get reports progress); the start/poll
+      // answer carries progress, so it also queries the workflow.
+      const asTask = declaresTasksExtension(server.getClientCapabilities());
+      const view = await backend.view(workflowId, caller, { progress: !asTask });
       if (!view) throw new Error(`the run ${workflowId} was started but cannot be found`);
       // It may have closed between the end of the budget and the describe: answer inline then.
       if (view.state.status !== 'running') return answer(view);
-      if (declaresTasksExtension(server.getClientCapabilities())) return createTaskResult(view, timing);
-      return answer(view);
+      return asTask ? createTaskResult(view, timing) : answer(view);
     },
   });
 

@@ -111,7 +111,8 @@ export function statusMessage(view: ExecutionView): string | undefined {
   switch (state.status) {
     case 'running': {
       const p = state.progress;
-      if (!p) return state.note;
+      if (!p)
+        return state.note ?? (view.input ? `Mining ${view.input.blocks} block(s)${difficulty}` : undefined);
       if (Object.keys(p.inputRequests).length > 0) return 'Waiting for a person to answer the input requests';
       if (p.phase === 'publishing') return 'Publishing the mined chain';
       const hashes = hashesSoFar(p);

@@ -111,14 +111,20 @@ export class TemporalMining implements MiningBackend {
     }
   }
 
-  async view(workflowId: string, caller: Caller): Promise<ExecutionView | undefined> {
+  async view(
+    workflowId: string,
+    caller: Caller,
+    options: { progress?: boolean } = {},
+  ): Promise<ExecutionView | undefined> {
     const found = await this.describeOwned(workflowId, caller);
     if (!found) return undefined;
     const { handle, description, memo } = found;
-    const state =
-      description.status.name === 'RUNNING'
-        ? await this.runningState(handle, description)
-        : await this.closedState(handle);
+    const running = description.status.name === 'RUNNING';
+    const state: ExecutionState = !running
+      ? await this.closedState(handle)
+      : options.progress === false
+        ? { status: 'running' }
+        : await this.runningState(handle, description);
     return {
       workflowId,
       createdAt: description.startTime,

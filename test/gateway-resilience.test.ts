@@ -102,7 +102,6 @@ describe('no worker polling the task queue', () => {
     assert.ok(Date.now() - sent < 300 + 800 + 1_500, `start took ${Date.now() - sent} ms`);
     assert.equal(created.resultType, 'task');
     assert.equal(created.status, 'working');
-    assert.match(String(created.statusMessage), /no worker is polling/);
 
     for (let i = 0; i < 3; i++) {
       sent = Date.now();

@@ -99,6 +99,13 @@ describe('tasks/get mapping', () => {
 });
 
 describe('CreateTaskResult mapping', () => {
+  test('a run seen without its progress says what it is mining', () => {
+    const result = createTaskResult(view({ status: 'running' }), timing);
+    assert.ok(CreateTaskResultV2Schema.safeParse(result).success);
+    assert.equal(result.status, 'working');
+    assert.equal(result.statusMessage, 'Mining 3 block(s) at difficulty 22');
+  });
+
   for (const [name, state, status] of [
     ['running', RUNNING, 'working'],
     ['without a worker', NO_WORKER, 'working'],
