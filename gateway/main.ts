@@ -20,19 +20,24 @@ app.log.info(
     `task queue "${config.temporal.taskQueue}"; wait budget ${config.waitBudgetMs} ms`,
 );
 
+// SIGINT/SIGTERM: stop taking requests, finish the ones in flight, close the Temporal connection
+// (giving it at most 2 s: an unreachable Temporal must not hold the exit up), then exit.
 let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info(`gateway: ${signal}, shutting down`);
-    app
-      .close()
-      .then(() => client.connection.close())
-      .then(() => process.exit(0))
-      .catch((err) => {
-        app.log.error(err, 'gateway: unclean shutdown');
-        process.exit(1);
-      });
-  });
+async function shutdown(signal: NodeJS.Signals): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  app.log.info(`gateway: ${signal}, shutting down`);
+  try {
+    await app.close();
+    await Promise.race([
+      client.connection.close(),
+      new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
+    ]);
+    process.exit(0);
+  } catch (err) {
+    app.log.error(err, 'gateway: unclean shutdown');
+    process.exit(1);
+  }
 }
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);
