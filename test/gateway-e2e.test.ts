@@ -15,6 +15,7 @@ import {
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import protos from '@temporalio/proto';
+import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal-mining.ts';
 import type { ChainResult } from '../workflows/contract.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
@@ -136,6 +137,20 @@ describe('v2 client (2026-07-28) declaring the Tasks extension', () => {
     assert.deepEqual(json.result, await workflowResult(String(json.workflow_id)));
   });
 
+  test('a run carries its tool, arguments and caller (memo, search attributes) and a Web UI summary', async () => {
+    const args = { difficulty: 8, blocks: 1, data: 'labelled' };
+    const json = structured(await client.callTool({ name: 'start_mining', arguments: args }));
+    assert.ok(temporal);
+    const description = await temporal.client.workflow.getHandle(String(json.workflow_id)).describe();
+    assert.equal(description.type, 'mineChain');
+    assert.equal(description.memo?.tool, 'start_mining');
+    assert.deepEqual(description.memo?.arguments, args);
+    assert.equal(description.memo?.principal, 'anonymous');
+    assert.equal(description.typedSearchAttributes.get(MCP_TOOL), 'start_mining');
+    assert.equal(description.typedSearchAttributes.get(MCP_PRINCIPAL), 'anonymous');
+    assert.match((await description.staticSummary()) ?? '', /start_mining: 1 block\(s\) at difficulty 8/);
+  });
+
   test('the SDK client sees a task handle for a slow call (it cannot consume it itself)', async () => {
     await assert.rejects(
       client.callTool({ name: 'start_mining', arguments: endless }),
@@ -231,7 +246,7 @@ describe('v2 client (2026-07-28) declaring the Tasks extension', () => {
     }
   });
 
-  test('bad arguments are -32602 naming the field, and start nothing', async () => {
+  test('bad arguments are -32602 naming the field', async () => {
     const answer = await rpc(gateway.url, 'tools/call', {
       name: 'start_mining',
       arguments: { difficulty: 99, blocks: 1 },
