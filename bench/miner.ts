@@ -9,7 +9,7 @@
 // of other load on the machine hurts one sample, not the comparison. No assertion: it prints.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { NoncePool } from '../activities/nonce-pool.ts';
 import { blockHeader, fastCoreName, GENESIS_HASH, NonceScanner, writeNonce } from '../activities/pow.ts';
 import { difficultyMasks, scanTail, tailContext } from '../activities/sha256-midstate.ts';
@@ -127,13 +127,19 @@ const ratio = (x: number) => `${x.toFixed(2)}x`;
 
 async function main(): Promise<void> {
   const cores = availableParallelism();
-  console.log(`# Miner benchmark, ${new Date().toISOString()}`);
+  console.log(`Miner benchmark, ${new Date().toISOString()}:\n`);
   console.log(
-    `machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cores} cores; node ${process.version}; fast core: ${fastCoreName()}`,
+    `- machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cores} cores; node ${process.version}; fast core: ${fastCoreName()}`,
+  );
+  const load = loadavg()[0] ?? 0;
+  console.log(
+    `- load average (1 min) at start: ${load.toFixed(2)} on ${cores} cores (other processes share them)`,
   );
   const ossl = openssl();
-  console.log(`openssl: ${ossl ? ossl.version : 'not available (or no -bytes/-seconds): skipped'}`);
-  console.log(`each figure: best of ${ROUNDS} alternating rounds\n`);
+  console.log(`- openssl: ${ossl ? ossl.version : 'not available (or no -bytes/-seconds): skipped'}`);
+  console.log(
+    `- each figure: the best of ${ROUNDS} rounds (thread pool: ${POOL_ROUNDS}), alternating with OpenSSL\n`,
+  );
 
   fastRate(); // warm-up: the optimised WebAssembly tier
   const samples = { node: [] as number[], fast: [] as number[], openssl: [] as number[] };
@@ -209,16 +215,16 @@ async function main(): Promise<void> {
 
   const two = bestPool(2).rate / pool1;
   console.log('');
-  console.log(`fast core vs node:crypto: ${ratio(fast / nodeRate)}`);
+  console.log(`- fast core vs node:crypto: ${ratio(fast / nodeRate)}`);
   if (opensslRate) {
     const perCore = fast / opensslRate;
-    console.log(`target >= 1.0x OpenSSL per core: ${ratio(perCore)} ${perCore >= 1 ? 'met' : 'NOT met'}`);
-  } else console.log('target >= 1.0x OpenSSL per core: not measured (no usable openssl)');
+    console.log(`- target >= 1.0x OpenSSL per core: ${ratio(perCore)} ${perCore >= 1 ? 'met' : 'NOT met'}`);
+  } else console.log('- target >= 1.0x OpenSSL per core: not measured (no usable openssl)');
   if (cores >= 2) {
     const o2 = opensslMulti.get(2) ?? [];
     const machine = o2.length && opensslRate ? `; OpenSSL -multi 2 got ${ratio(best(o2) / opensslRate)}` : '';
-    console.log(`target >= 1.8x on 2 cores: ${ratio(two)} ${two >= 1.8 ? 'met' : 'NOT met'}${machine}`);
-  } else console.log(`target >= 1.8x on 2 cores: not measurable on ${cores} core`);
+    console.log(`- target >= 1.8x on 2 cores: ${ratio(two)} ${two >= 1.8 ? 'met' : 'NOT met'}${machine}`);
+  } else console.log(`- target >= 1.8x on 2 cores: not measurable on ${cores} core`);
 }
 
 main().catch((err) => {
