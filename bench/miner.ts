@@ -203,7 +203,7 @@ async function main(): Promise<void> {
   for (const n of sizes) {
     const { rate, cores: got } = bestPool(n);
     rows.push([
-      `thread pool, ${n} thread${n > 1 ? 's' : ''} (got ${got.toFixed(2)} cores of CPU)`,
+      `thread pool, ${n} thread${n > 1 ? 's' : ''} (got ${got.toFixed(2)} cores of CPU, ${(rate / got / 1e6).toFixed(2)} M hashes per CPU-second)`,
       mhs(rate),
       vsOpenssl(rate),
       ratio(rate / pool1),
