@@ -1,10 +1,10 @@
 // Proof of work, pure: no I/O, no clocks. The block header is 80 bytes:
 // previous hash (32) | SHA-256 of data (32) | index (u32 BE) | difficulty (u32 BE) | nonce (u64 BE).
-// The search runs on the midstate fast path (sha256-midstate.ts, sha256-simd.ts); the hash it
+// The search runs on the midstate fast path (sha256-midstate.ts, miner-cores.ts); the hash it
 // reports is always recomputed with node:crypto.
 import { createHash } from 'node:crypto';
-import { difficultyMasks, scanTail, type TailContext, tailContext } from './sha256-midstate.ts';
-import { SimdScanner, simdModule } from './sha256-simd.ts';
+import { type Core, type CoreName, defaultCore } from './miner-cores.ts';
+import { difficultyMasks, type TailContext, tailContext } from './sha256-midstate.ts';
 
 export const HEADER_BYTES = 80;
 export const NONCE_OFFSET = 72;
@@ -98,15 +98,9 @@ function checkRange(header: Uint8Array, difficulty: number, from: number, to: nu
   }
 }
 
-let simd: SimdScanner | null | undefined;
-
-/** Which per-nonce core this thread uses: 'wasm-simd', or 'scalar' where SIMD is unavailable. */
-export function fastCoreName(): 'wasm-simd' | 'scalar' {
-  if (simd === undefined) {
-    const module = simdModule();
-    simd = module ? new SimdScanner(module) : null;
-  }
-  return simd ? 'wasm-simd' : 'scalar';
+/** Which per-nonce core searches use on this thread (see miner-cores.ts). */
+export function fastCoreName(): CoreName {
+  return defaultCore().name;
 }
 
 /**
@@ -118,7 +112,11 @@ export class NonceScanner {
   private readonly mask0: number;
   private readonly mask1: number;
 
-  constructor(header: Uint8Array, difficulty: number) {
+  constructor(
+    header: Uint8Array,
+    difficulty: number,
+    private readonly core: Core = defaultCore(),
+  ) {
     checkRange(header, difficulty, 0, 0);
     this.ctx = tailContext(header);
     [this.mask0, this.mask1] = difficultyMasks(difficulty);
@@ -129,15 +127,11 @@ export class NonceScanner {
     if (!validRange(from, to)) {
       throw new InvalidMiningParameters(`bad nonce range [${from}, ${to})`);
     }
-    fastCoreName();
-    simd?.setBlock(this.ctx, this.mask0, this.mask1);
     for (let n = from; n < to; ) {
       const hi = Math.floor(n / TWO_32);
       const base = hi * TWO_32;
       const segmentEnd = Math.min(to, base + TWO_32);
-      const lo = simd
-        ? simd.scan(hi, n - base, segmentEnd - base)
-        : scanTail(this.ctx, this.mask0, this.mask1, hi, n - base, segmentEnd - base);
+      const lo = this.core.scan(this.ctx, this.mask0, this.mask1, hi, n - base, segmentEnd - base);
       if (lo >= 0) return base + lo;
       n = segmentEnd;
     }
