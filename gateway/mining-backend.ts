@@ -2,10 +2,13 @@
 // temporal-mining.ts; handlers depend only on this interface.
 import type { InputResponse, MineChainInput } from '../workflows/contract.ts';
 import type { ExecutionState, ExecutionView } from './execution.ts';
+import type { RequestOrigin } from './request-origin.ts';
 
 /** Who is calling: every task operation is scoped to the principal that started the task. */
 export interface Caller {
   principal: string;
+  /** The MCP client and protocol revision of the request, when known (shown in the Web UI). */
+  origin?: RequestOrigin;
 }
 
 export interface StartRequest {

@@ -5,6 +5,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import { declaresTasksExtension } from './capabilities.ts';
 import type { ExecutionView } from './execution.ts';
 import type { Caller, MiningBackend } from './mining-backend.ts';
+import { requestOrigin } from './request-origin.ts';
 import { notFoundJson, startPollJson, toolResult } from './start-poll.ts';
 import { createTaskResult, type TaskTiming } from './task-mapping.ts';
 import { defineTool, type ToolDefinition } from './tool-catalog.ts';
@@ -31,7 +32,7 @@ export function miningTools(server: Server, deps: MiningToolsDeps, caller: Calle
     handler: async (args, ctx) => {
       const { workflowId } = await backend.start(
         { input: mineChainInput(args), tool: 'start_mining', arguments: args },
-        caller,
+        { ...caller, origin: requestOrigin(server, ctx) },
       );
       const outcome = await backend.wait(workflowId, deps.waitBudgetMs, ctx.mcpReq.signal);
       if (outcome.kind === 'closed') return answer({ workflowId, state: outcome.state });

@@ -26,6 +26,8 @@ import {
 import type { ExecutionState, ExecutionView, LiveProgress } from './execution.ts';
 import type { Caller, MiningBackend, StartRequest, WaitOutcome } from './mining-backend.ts';
 import { completedState, stateFromResultError } from './outcome.ts';
+import type { RequestOrigin } from './request-origin.ts';
+import { runDetails, runSummary } from './run-summary.ts';
 import { newTaskId } from './task-id.ts';
 
 export const MCP_TOOL = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
@@ -37,6 +39,8 @@ export interface RunMemo {
   arguments: Record<string, unknown>;
   principal: string;
   input: MineChainInput;
+  /** The MCP client and protocol revision that started the run. */
+  origin?: RequestOrigin;
 }
 
 export interface TemporalMiningOptions {
@@ -71,7 +75,9 @@ export class TemporalMining implements MiningBackend {
       arguments: request.arguments,
       principal: caller.principal,
       input,
+      ...(caller.origin ? { origin: caller.origin } : {}),
     };
+    const described = { ...request, principal: caller.principal, origin: caller.origin };
     await this.call(() =>
       this.client.workflow.start(MINE_CHAIN_WORKFLOW, {
         workflowId,
@@ -82,8 +88,8 @@ export class TemporalMining implements MiningBackend {
           { key: MCP_TOOL, value: request.tool },
           { key: MCP_PRINCIPAL, value: caller.principal },
         ],
-        staticSummary: `${request.tool}: ${input.blocks} block(s) at difficulty ${input.difficulty} for ${caller.principal}`,
-        staticDetails: `MCP tool \`${request.tool}\` called by \`${caller.principal}\` with arguments:\n\n\`\`\`json\n${JSON.stringify(request.arguments, null, 2)}\n\`\`\``,
+        staticSummary: runSummary(described),
+        staticDetails: runDetails(described),
       }),
     );
     return { workflowId };
