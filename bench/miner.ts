@@ -2,14 +2,16 @@
 //
 //   npx tsx bench/miner.ts            (about a minute)
 //
-// Rows: node:crypto one hash per call (the original core), the fast core on one thread (SHA-256
-// midstate + one compression per nonce, WebAssembly SIMD), its portable scalar fallback,
+// Rows: node:crypto one hash per call (the original core), each fast core on one thread (SHA-256
+// midstate + one compression per nonce: native SHA extensions when built, WebAssembly SIMD, and
+// the portable scalar fallback),
 // `openssl speed -evp sha256` on 80-byte messages (one full hash per call), and the thread pool on
 // 1 and 2 (and all) cores. Each timed figure is the best of several alternating rounds, so a burst
 // of other load on the machine hurts one sample, not the comparison. No assertion: it prints.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { availableParallelism, cpus, loadavg } from 'node:os';
+import { availableCores, type Core } from '../activities/miner-cores.ts';
 import { NoncePool } from '../activities/nonce-pool.ts';
 import { blockHeader, fastCoreName, GENESIS_HASH, NonceScanner, writeNonce } from '../activities/pow.ts';
 import { difficultyMasks, scanTail, tailContext } from '../activities/sha256-midstate.ts';
@@ -45,9 +47,9 @@ function nodeCryptoRate(): number {
 }
 
 let fastNext = 0;
-/** The fast core on this thread. */
-function fastRate(): number {
-  const scanner = new NonceScanner(header, spec.difficulty);
+/** A fast core on this thread. */
+function fastRate(core: Core): number {
+  const scanner = new NonceScanner(header, spec.difficulty, core);
   return timed(() => {
     const deadline = performance.now() + SECONDS * 1000;
     const from = fastNext;
@@ -141,18 +143,21 @@ async function main(): Promise<void> {
     `- each figure: the best of ${ROUNDS} rounds (thread pool: ${POOL_ROUNDS}), alternating with OpenSSL\n`,
   );
 
-  fastRate(); // warm-up: the optimised WebAssembly tier
-  const samples = { node: [] as number[], fast: [] as number[], openssl: [] as number[] };
+  const fastCores = availableCores().filter((c) => c.name !== 'scalar');
+  for (const c of fastCores) fastRate(c); // warm-up (WebAssembly: the optimised tier)
+  const samples = { node: [] as number[], openssl: [] as number[] };
+  const coreSamples = new Map<Core, number[]>(fastCores.map((c) => [c, []]));
   for (let r = 0; r < ROUNDS; r++) {
     samples.node.push(nodeCryptoRate());
-    samples.fast.push(fastRate());
+    for (const c of fastCores) coreSamples.get(c)?.push(fastRate(c));
     const o = ossl?.rate();
     if (o) samples.openssl.push(o);
-    process.stderr.write(`round ${r + 1}/${ROUNDS}: fast ${mhs(samples.fast.at(-1) as number)}\n`);
+    process.stderr.write(`round ${r + 1}/${ROUNDS}\n`);
   }
   const scalar = best([scalarRate(), scalarRate()]);
   const nodeRate = best(samples.node);
-  const fast = best(samples.fast);
+  const coreRates = fastCores.map((c) => ({ name: c.name, rate: best(coreSamples.get(c) ?? [0]) }));
+  const fast = coreRates.find((c) => c.name === fastCoreName())?.rate ?? scalar;
   const opensslRate = samples.openssl.length ? best(samples.openssl) : null;
 
   // Thread pool: 1 thread, 2 threads (and every core when there are more), alternating with
@@ -180,7 +185,12 @@ async function main(): Promise<void> {
 
   const rows: string[][] = [
     ['node:crypto, one createHash per nonce (before)', mhs(nodeRate), vsOpenssl(nodeRate), ''],
-    [`fast core, 1 thread (${fastCoreName()} midstate)`, mhs(fast), vsOpenssl(fast), ''],
+    ...coreRates.map((c) => [
+      `fast core ${c.name}, 1 thread${c.name === fastCoreName() ? ' (in use)' : ''}`,
+      mhs(c.rate),
+      vsOpenssl(c.rate),
+      '',
+    ]),
     ['portable scalar fallback, 1 thread', mhs(scalar), vsOpenssl(scalar), ''],
     [
       'openssl speed -evp sha256, 80-byte calls, 1 process',
