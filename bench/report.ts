@@ -1,0 +1,233 @@
+// The bench run's results as Markdown tables: a summary of ratios against the targets, then the
+// figures behind each part. Printed, and written to docs/benchmarks.md.
+import type { CompletionNoticeResult } from './completion-notice.ts';
+import { type Machine, machineLine } from './machine.ts';
+import type { OverheadResult } from './overhead.ts';
+import type { SideResult } from './peer-side-by-side.ts';
+import type { ScaleResult } from './scale.ts';
+import { type Distribution, ms, ratio } from './stats.ts';
+
+export interface BenchResults {
+  machine: Machine;
+  settings: Record<string, string | number>;
+  overhead?: OverheadResult;
+  notice?: CompletionNoticeResult;
+  peer?: { sides: SideResult[] } | { unavailable: string };
+  scale?: ScaleResult[];
+  miner?: { output: string } | { unavailable: string };
+  seconds?: number;
+}
+
+type Row = (string | number)[];
+
+function table(header: string[], rows: Row[]): string {
+  const line = (cells: Row) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+const verdict = (met: boolean) => (met ? 'met' : '**missed**');
+
+function latencyRow(name: string, d: Distribution): Row {
+  return [name, d.n, ms(d.p50), ms(d.p99), ms(d.mean), ms(d.max)];
+}
+
+const LATENCY_HEADER = ['', 'n', 'p50', 'p99', 'mean', 'max'];
+
+function summaryRows(r: BenchResults): Row[] {
+  const rows: Row[] = [];
+  const o = r.overhead;
+  if (o) {
+    for (const q of ['p50', 'p99'] as const) {
+      const create = o.createViaGateway[q] / o.rawStart[q];
+      rows.push([
+        `tools/call → CreateTaskResult vs workflow.start, ${q}`,
+        ratio(create),
+        '≤ 1.25x',
+        verdict(create <= 1.25),
+      ]);
+    }
+    for (const q of ['p50', 'p99'] as const) {
+      const get = o.getViaGateway[q] / o.rawDescribeQuery[q];
+      rows.push([`tasks/get vs describe + query, ${q}`, ratio(get), '≤ 1.25x', verdict(get <= 1.25)]);
+    }
+  }
+  if (r.notice) {
+    const p99 = r.notice.notice.p99;
+    rows.push(['completion notice (answer − close time), p99', ms(p99), '≤ 100 ms', verdict(p99 <= 100)]);
+  }
+  if (r.peer && 'sides' in r.peer) {
+    const [gateway, peer] = r.peer.sides;
+    if (gateway && peer) {
+      rows.push([
+        `tasks/get throughput, 100 running tasks: gateway / ${peer.name}`,
+        ratio(gateway.getsPerSecond / peer.getsPerSecond),
+        'side by side',
+        '—',
+      ]);
+    }
+  } else if (r.peer) {
+    rows.push(['tasks/get throughput vs fastmcp-tasks', 'not measured', 'side by side', r.peer.unavailable]);
+  }
+  for (const [i, scale] of (r.scale ?? []).entries()) {
+    const errors = scale.phases.reduce((n, p) => n + p.errors, 0);
+    const peak = Math.max(scale.rss.peakSampledMb, scale.rss.highWaterMb);
+    const how = i === 0 ? '' : `, ${scale.variant}`;
+    rows.push([`${scale.tasks} running tasks: errors${how}`, errors, '0', verdict(errors === 0)]);
+    rows.push([`peak gateway RSS${how}`, `${peak.toFixed(0)} MB`, '≤ 150 MB', verdict(peak <= 150)]);
+  }
+  return rows;
+}
+
+function overheadSection(o: OverheadResult): string {
+  return [
+    '## 1. Gateway overhead over raw Temporal',
+    '',
+    'One call at a time, the sides in rotating order on every round. The gateway runs as its own process',
+    '(wait budget 0, so `tools/call` answers with a task at once); the raw side is a Temporal client in',
+    'the bench process. "raw start + describe" is the same Temporal calls the gateway makes for a task',
+    'handle, made directly.',
+    '',
+    table(LATENCY_HEADER, [
+      latencyRow('MCP `tools/call` → `CreateTaskResult` (HTTP)', o.createViaGateway),
+      latencyRow('Temporal `workflow.start`', o.rawStart),
+      latencyRow('Temporal `workflow.start` + `describe`', o.rawStartDescribe),
+      latencyRow('MCP `tasks/get` (HTTP)', o.getViaGateway),
+      latencyRow('Temporal `describe` + progress `query`', o.rawDescribeQuery),
+    ]),
+    '',
+    table(
+      ['ratio', 'p50', 'p99'],
+      [
+        [
+          'tools/call / workflow.start',
+          ratio(o.createViaGateway.p50 / o.rawStart.p50),
+          ratio(o.createViaGateway.p99 / o.rawStart.p99),
+        ],
+        [
+          'tools/call / (start + describe)',
+          ratio(o.createViaGateway.p50 / o.rawStartDescribe.p50),
+          ratio(o.createViaGateway.p99 / o.rawStartDescribe.p99),
+        ],
+        [
+          'tasks/get / (describe + query)',
+          ratio(o.getViaGateway.p50 / o.rawDescribeQuery.p50),
+          ratio(o.getViaGateway.p99 / o.rawDescribeQuery.p99),
+        ],
+      ],
+    ),
+  ].join('\n');
+}
+
+function noticeSection(n: CompletionNoticeResult): string {
+  return [
+    '## 2. Completion notice',
+    '',
+    'Short chains (difficulty 8 to 16, 1 to 3 blocks) through `start_mining` on the mining worker, wait',
+    "budget 30 s: the inline answer's arrival at the client minus the run's `closeTime` from describe.",
+    '',
+    table(LATENCY_HEADER, [
+      latencyRow('answer arrival − workflow close time', n.notice),
+      latencyRow('whole `tools/call` round trip', n.roundTrip),
+    ]),
+  ].join('\n');
+}
+
+function peerSection(peer: NonNullable<BenchResults['peer']>): string {
+  const head = ['## 3. A peer side by side', ''];
+  if ('unavailable' in peer) return [...head, `Not measured: ${peer.unavailable}`].join('\n');
+  const [gateway, other] = peer.sides;
+  return [
+    ...head,
+    'Each server holds 100 running tasks of an equivalent tool (this gateway: mining runs parked on a',
+    'workflows-only worker; the peer: a task tool awaiting a long sleep), created with the same',
+    '`tools/call` requests side by side. Then the same closed-loop `tasks/get` load on each, windows',
+    'alternating.',
+    '',
+    table(
+      [
+        'server',
+        'tasks/get per s',
+        'tasks/get p50',
+        'tasks/get p99',
+        'errors',
+        'creation p50',
+        'creation p99',
+      ],
+      peer.sides.map((s) => [
+        s.name,
+        s.getsPerSecond.toFixed(0),
+        ms(s.getLatency.p50),
+        ms(s.getLatency.p99),
+        s.errors,
+        ms(s.creation.p50),
+        ms(s.creation.p99),
+      ]),
+    ),
+    '',
+    gateway && other
+      ? `Throughput ratio gateway / peer: **${ratio(gateway.getsPerSecond / other.getsPerSecond)}**; creation p50 ratio: ${ratio(gateway.creation.p50 / other.creation.p50)}.`
+      : '',
+    ...peer.sides.filter((s) => s.firstError).map((s) => `First error from ${s.name}: \`${s.firstError}\``),
+  ].join('\n');
+}
+
+function scaleSection(s: ScaleResult): string {
+  return [
+    `### ${s.variant}`,
+    '',
+    '',
+    table(
+      ['phase', 'requests', 'errors', 'seconds', 'p50', 'p99'],
+      s.phases.map((p) => [
+        p.name,
+        p.requests,
+        p.errors,
+        p.seconds.toFixed(1),
+        ms(p.latency.p50),
+        ms(p.latency.p99),
+      ]),
+    ),
+    '',
+    `Gateway RSS: ${s.rss.startMb.toFixed(0)} MB before, peak ${s.rss.peakSampledMb.toFixed(0)} MB sampled ` +
+      `(VmHWM ${s.rss.highWaterMb.toFixed(0)} MB over the process's life), ${s.rss.endMb.toFixed(0)} MB after.`,
+    ...s.phases.filter((p) => p.firstError).map((p) => `First error in ${p.name}: \`${p.firstError}\``),
+  ].join('\n');
+}
+
+export function renderReport(r: BenchResults): string {
+  const parts = [
+    '# Benchmarks',
+    '',
+    'Generated by `npm run bench` (bench/run.ts). All traffic on loopback; a Temporal dev server',
+    '(SQLite), workers and the gateway on the same machine.',
+    '',
+    `Run: ${machineLine(r.machine)}${r.seconds ? `; took ${r.seconds.toFixed(0)} s` : ''}.`,
+    `Settings: ${Object.entries(r.settings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}.`,
+    '',
+    '## Summary',
+    '',
+    table(['measure', 'result', 'target', ''], summaryRows(r)),
+  ];
+  if (r.overhead) parts.push('', overheadSection(r.overhead));
+  if (r.notice) parts.push('', noticeSection(r.notice));
+  if (r.peer) parts.push('', peerSection(r.peer));
+  if (r.scale?.length) {
+    const first = r.scale[0] as ScaleResult;
+    parts.push(
+      '',
+      `## 4. Scale: ${first.tasks} running tasks`,
+      '',
+      `The gateway as its own process (a fresh one per variant, wait budget 1 s), ${first.inFlight} requests`,
+      'in flight. Every task is created with `tools/call`, polled with `tasks/get` while all of them run,',
+      'then cancelled with `tasks/cancel`. RSS from /proc/<pid>/status.',
+    );
+    for (const scale of r.scale) parts.push('', scaleSection(scale));
+  }
+  if (r.miner) {
+    parts.push('', '## 5. Miner', '');
+    parts.push('unavailable' in r.miner ? `Not run: ${r.miner.unavailable}` : r.miner.output.trim());
+  }
+  return `${parts.join('\n')}\n`;
+}

@@ -1,0 +1,168 @@
+// `npm run bench`: one run that starts its own Temporal dev server, workers and gateway processes,
+// measures the gateway against raw Temporal, the completion notice, a peer side by side and 1,000
+// running tasks, then the miner; prints the tables and writes docs/benchmarks.md.
+//
+// Smaller, faster runs for trying things out: BENCH_QUICK=1 (writes no report).
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startTestTemporal } from '../test/support/temporal.ts';
+import type { BenchChild } from './child-process.ts';
+import { measureCompletionNotice } from './completion-notice.ts';
+import { bundleGateway } from './gateway-bundle.ts';
+import { describeMachine } from './machine.ts';
+import { runMinerStep } from './miner-step.ts';
+import { measureOverhead } from './overhead.ts';
+import { startPeer } from './peer/fastmcp-tasks-peer.ts';
+import { measureSideBySide } from './peer-side-by-side.ts';
+import { type BenchResults, renderReport } from './report.ts';
+import { measureScale } from './scale.ts';
+import {
+  BENCH_GATEWAY_ENV,
+  GATEWAY_UNDER_TSX,
+  startGatewayProcess,
+  startMiningWorker,
+  startParkedWorker,
+} from './stack.ts';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const REPORT_PATH = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
+const PARKED_QUEUE = 'bench-parked';
+const MINING_QUEUE = 'bench-mining';
+const settings = {
+  calls: QUICK ? 60 : 500,
+  warmup: QUICK ? 10 : 30,
+  noticeRuns: QUICK ? 40 : 200,
+  peerTasks: QUICK ? 20 : 100,
+  peerRounds: QUICK ? 1 : 3,
+  peerSeconds: QUICK ? 2 : 5,
+  peerConcurrency: 10,
+  scaleTasks: QUICK ? 200 : 1000,
+  scaleInFlight: 25,
+};
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const began = performance.now();
+const results: BenchResults = { machine: describeMachine(), settings: { ...settings, ...BENCH_GATEWAY_ENV } };
+
+const temporal = await startTestTemporal();
+const children: { stop(): Promise<unknown> }[] = [];
+const started = <T extends { stop(): Promise<unknown> }>(child: T): T => {
+  children.push(child);
+  return child;
+};
+try {
+  log(`Temporal dev server at ${temporal.server.address}; starting workers and gateways`);
+  started(await startParkedWorker(temporal.server.address, PARKED_QUEUE));
+  started(await startMiningWorker(temporal.server.address, MINING_QUEUE, temporal.dataDir));
+  const taskGateway = started(
+    await startGatewayProcess({
+      temporalAddress: temporal.server.address,
+      taskQueue: PARKED_QUEUE,
+      waitBudgetMs: 0,
+    }),
+  );
+  const inlineGateway = started(
+    await startGatewayProcess({
+      temporalAddress: temporal.server.address,
+      taskQueue: MINING_QUEUE,
+      waitBudgetMs: 30_000,
+    }),
+  );
+
+  log(`1/5 gateway overhead: ${settings.calls} calls per side after ${settings.warmup} warm-up rounds`);
+  results.overhead = await measureOverhead({
+    url: taskGateway.url,
+    client: temporal.client,
+    taskQueue: PARKED_QUEUE,
+    calls: settings.calls,
+    warmup: settings.warmup,
+  });
+
+  log(`2/5 completion notice: ${settings.noticeRuns} short chains`);
+  results.notice = await measureCompletionNotice({
+    url: inlineGateway.url,
+    client: temporal.client,
+    runs: settings.noticeRuns,
+    warmup: 5,
+  });
+  await inlineGateway.stop();
+
+  log('3/5 peer: installing fastmcp-tasks into a throwaway virtualenv, Redis from Debian');
+  const peer = await startPeer();
+  if (peer.ok) {
+    started(peer.peer);
+    log(`3/5 peer: ${peer.peer.label}; ${settings.peerTasks} running tasks each`);
+    const sides = await measureSideBySide(
+      [
+        { name: 'this gateway', url: taskGateway.url },
+        { name: peer.peer.label, url: peer.peer.url },
+      ],
+      {
+        tasks: settings.peerTasks,
+        rounds: settings.peerRounds,
+        seconds: settings.peerSeconds,
+        concurrency: settings.peerConcurrency,
+      },
+    );
+    results.peer = { sides };
+    await peer.peer.stop();
+  } else {
+    log(`3/5 peer: not measured: ${peer.reason}`);
+    results.peer = { unavailable: peer.reason };
+  }
+  await (taskGateway as BenchChild).stop();
+
+  const bundle = bundleGateway();
+  const variants = [
+    {
+      variant: `node ${GATEWAY_UNDER_TSX.join(' ')} (as the container runs it)`,
+      nodeArgs: GATEWAY_UNDER_TSX,
+    },
+    ...('nodeArgs' in bundle
+      ? [{ variant: 'node gateway.mjs (compiled with esbuild, no tsx)', nodeArgs: bundle.nodeArgs }]
+      : []),
+  ];
+  if ('reason' in bundle) log(`4/5 scale: no compiled variant: ${bundle.reason}`);
+  results.scale = [];
+  for (const { variant, nodeArgs } of variants) {
+    log(
+      `4/5 scale: ${settings.scaleTasks} running tasks, ${settings.scaleInFlight} requests in flight; ${variant}`,
+    );
+    const gateway = started(
+      await startGatewayProcess({
+        temporalAddress: temporal.server.address,
+        taskQueue: PARKED_QUEUE,
+        waitBudgetMs: 1_000,
+        nodeArgs,
+      }),
+    );
+    results.scale.push(
+      await measureScale({
+        variant,
+        url: gateway.url,
+        gatewayPid: gateway.pid,
+        tasks: settings.scaleTasks,
+        inFlight: settings.scaleInFlight,
+      }),
+    );
+    await gateway.stop();
+  }
+} finally {
+  for (const child of children.reverse()) await child.stop().catch(() => {});
+  await temporal.close();
+}
+
+if (QUICK) results.miner = { unavailable: 'skipped in a quick run' };
+else {
+  log('5/5 miner: bench/miner.ts');
+  results.miner = await runMinerStep(10 * 60_000);
+}
+results.seconds = (performance.now() - began) / 1000;
+
+const report = renderReport(results);
+process.stdout.write(`\n${report}`);
+if (QUICK) log('quick run: docs/benchmarks.md left as it was');
+else {
+  writeFileSync(REPORT_PATH, report);
+  log(`wrote ${REPORT_PATH}`);
+}

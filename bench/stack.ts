@@ -1,0 +1,72 @@
+// The processes a bench run measures: a Temporal dev server, workers, and the gateway as its own
+// process (`node --import tsx gateway/main.ts`, as the container runs it), all on loopback.
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../lib/free-port.ts';
+import { startWorker, type WorkerProcess } from '../test/support/worker-process.ts';
+import { type BenchChild, startChild } from './child-process.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** A workflows-only worker: runs it starts stay Running and idle (see parked-worker.ts). */
+export function startParkedWorker(temporalAddress: string, taskQueue: string): Promise<BenchChild> {
+  return startChild({
+    name: 'parked worker',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'bench/parked-worker.ts'],
+    cwd: ROOT,
+    env: { TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue },
+    readyText: 'parked worker: polling',
+  });
+}
+
+/** The product's worker process (workflows and mining activities). */
+export async function startMiningWorker(
+  temporalAddress: string,
+  taskQueue: string,
+  dataDir: string,
+): Promise<WorkerProcess> {
+  const worker = startWorker({
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    MCP_DATA_DIR: dataDir,
+  });
+  await worker.ready;
+  return worker;
+}
+
+export interface GatewayProcess extends BenchChild {
+  url: URL;
+}
+
+export interface GatewayProcessOptions {
+  temporalAddress: string;
+  taskQueue: string;
+  waitBudgetMs: number;
+  /** Node.js arguments that run the gateway; default: `--import tsx gateway/main.ts`. */
+  nodeArgs?: string[];
+}
+
+export const GATEWAY_UNDER_TSX = ['--import', 'tsx', 'gateway/main.ts'];
+
+/** The bench holds hundreds of running tasks for one (anonymous) principal: no per-principal cap. */
+export const BENCH_GATEWAY_ENV = { MCP_MAX_RUNNING_TASKS: '0' };
+
+export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
+  const port = await freePort();
+  const child = await startChild({
+    name: 'gateway',
+    command: process.execPath,
+    args: options.nodeArgs ?? GATEWAY_UNDER_TSX,
+    cwd: ROOT,
+    env: {
+      TEMPORAL_ADDRESS: options.temporalAddress,
+      TEMPORAL_TASK_QUEUE: options.taskQueue,
+      MCP_HOST: '127.0.0.1',
+      MCP_PORT: String(port),
+      MCP_WAIT_BUDGET_MS: String(options.waitBudgetMs),
+      ...BENCH_GATEWAY_ENV,
+    },
+    readyText: 'gateway: MCP on',
+  });
+  return { ...child, url: new URL(`http://127.0.0.1:${port}/mcp`) };
+}
