@@ -3,6 +3,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ChainResult, InputRequest } from '../workflows/contract.ts';
 import type { ExecutionView, LiveProgress } from './execution.ts';
+import { publicationOutcome } from './publication.ts';
 
 export interface ProgressJson {
   phase: string;
@@ -14,7 +15,7 @@ export interface ProgressJson {
 }
 
 export type StartPollJson =
-  | { status: 'completed'; workflow_id: string; result: ChainResult }
+  | { status: 'completed'; workflow_id: string; result: ChainResult; message?: string }
   | {
       status: 'running';
       workflow_id: string;
@@ -68,8 +69,15 @@ export function startPollJson(
   const id = view.workflowId;
   const state = view.state;
   switch (state.status) {
-    case 'completed':
-      return { status: 'completed', workflow_id: id, result: state.result };
+    case 'completed': {
+      const publication = publicationOutcome(state.result);
+      return {
+        status: 'completed',
+        workflow_id: id,
+        result: state.result,
+        ...(publication ? { message: publication.message } : {}),
+      };
+    }
     case 'running': {
       const requests = state.progress?.inputRequests ?? {};
       if (Object.keys(requests).length > 0) {
@@ -123,7 +131,10 @@ export function notFoundJson(workflowId: string): StartPollJson {
 
 /** The CallToolResult carrying a start/poll JSON: structuredContent plus the same JSON as text. */
 export function toolResult(json: StartPollJson): CallToolResult {
-  const isError = json.status === 'failed' || json.status === 'not_found';
+  const isError =
+    json.status === 'failed' ||
+    json.status === 'not_found' ||
+    (json.status === 'completed' && publicationOutcome(json.result)?.isError === true);
   return {
     content: [{ type: 'text', text: JSON.stringify(json) }],
     structuredContent: json as unknown as Record<string, unknown>,

@@ -5,6 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { InputRequest } from '../workflows/contract.ts';
 import type { ExecutionView, JsonRpcErrorObject } from './execution.ts';
+import { publicationOutcome } from './publication.ts';
 import { hashesSoFar, startPollJson, toolResult } from './start-poll.ts';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -122,8 +123,11 @@ export function statusMessage(view: ExecutionView): string | undefined {
           : `Mining block ${p.currentBlock + 1} of ${p.blocksTotal}${difficulty}: `;
       return `${block}${p.blocksDone} of ${p.blocksTotal} blocks done, about ${count.format(hashes)} hashes tried`;
     }
-    case 'completed':
-      return `Mined ${state.result.blocks.length} blocks${difficulty}; final hash ${state.result.finalHash}`;
+    case 'completed': {
+      const mined = `Mined ${state.result.blocks.length} blocks${difficulty}; final hash ${state.result.finalHash}`;
+      const publication = publicationOutcome(state.result);
+      return publication ? `${mined}. ${publication.message}` : mined;
+    }
     case 'failed':
       return state.toolError ? `Mining refused: ${state.error.message}` : state.error.message;
     case 'cancelled':

@@ -6,6 +6,8 @@ export const START_MINING = [
   'If it is still running, the answer has status "running", a `workflow_id` and `poll_after_seconds`:',
   'the work keeps going on the server, so do NOT call start_mining again (that starts a second job);',
   'wait `poll_after_seconds`, then call get_mining_result with that exact `workflow_id`.',
+  'With `require_approval` (or for very large jobs) the run pauses after mining with status "input_required":',
+  'ask the user the message of each entry of `input_requests` and answer with respond_to_mining.',
 ].join(' ');
 
 export const GET_MINING_RESULT = [
@@ -16,6 +18,15 @@ export const GET_MINING_RESULT = [
   'Status "failed" or "cancelled": stop polling and tell the user.',
   'Status "not_found": stop polling; the id is unknown or expired (start again only if the user wants).',
   'Status "input_required": a person must answer `input_requests` before the run continues.',
+].join(' ');
+
+export const RESPOND_TO_MINING = [
+  'Answer an input request of a mining run whose status is "input_required".',
+  'Pass the `workflow_id` and the request `key` exactly as given in `input_requests`; never invent either.',
+  'Ask the user the request message first and send only what they said: action "accept" with `content`',
+  'holding the form fields (e.g. {"approve": true}), "decline" if they refuse, "cancel" if they dismiss it.',
+  'Answer each key once. The reply is the run status afterwards: "completed" with the result, or',
+  '"input_required" with new requests, or "running" (then poll get_mining_result).',
 ].join(' ');
 
 export const CANCEL_MINING = [
