@@ -7,7 +7,7 @@ import { driveTask } from './drive.ts';
 import { pollPort } from './poll-port.ts';
 import { createRpc } from './rpc.ts';
 import { tasksPort } from './tasks-port.ts';
-import { progressReporter, terminalAnswerer } from './terminal.ts';
+import { linePrompter, progressReporter, terminalAnswerer } from './terminal.ts';
 
 const USAGE = `usage: npm run call -- <tool> [--difficulty N] [--blocks N] [--data TEXT] [--require-approval]
                       [--idempotency-key KEY] [--url URL] [--token TOKEN] [--no-tasks]
@@ -53,30 +53,38 @@ async function main(argv: string[]): Promise<number> {
   }
   const tasks = !values['no-tasks'];
   const rpc = createRpc({ url: values.url, token: values.token, tasks });
+  const prompter = linePrompter(process.stdin, process.stderr);
   const drive = {
-    answer: terminalAnswerer(process.stdin, process.stderr),
+    answer: terminalAnswerer(prompter, process.stderr),
     onView: progressReporter(process.stderr),
     stuckLimit: Number(values['stuck-limit']),
   };
   let result: Record<string, unknown>;
-  if (values.resume) {
-    const port = tasks ? tasksPort(rpc, values.resume) : pollPort(rpc, values.resume);
-    result = await driveTask(port, drive);
-  } else {
-    const outcome = await callTool(rpc, tool as string, toolArguments(values), {
-      ...drive,
-      onTask: (port) => console.error(`task ${port.taskId} (resume with --resume ${port.taskId})`),
-    });
-    result = outcome.result;
+  try {
+    if (values.resume) {
+      const port = tasks ? tasksPort(rpc, values.resume) : pollPort(rpc, values.resume);
+      result = await driveTask(port, drive);
+    } else {
+      const outcome = await callTool(rpc, tool as string, toolArguments(values), {
+        ...drive,
+        onTask: (port) => console.error(`task ${port.taskId} (resume with --resume ${port.taskId})`),
+      });
+      result = outcome.result;
+    }
+  } finally {
+    prompter.close();
   }
   console.log(JSON.stringify(result.structuredContent ?? result, null, 2));
   return result.isError ? 1 : 0;
 }
 
+// exitCode rather than exit(): output still buffered for a pipe gets written first.
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => {
+    process.exitCode = code;
+  },
   (err: Error) => {
     console.error(`error: ${err.message}`);
-    process.exit(1);
+    process.exitCode = 1;
   },
 );

@@ -32,26 +32,46 @@ export function progressReporter(out: NodeJS.WriteStream): (view: TaskView) => v
   };
 }
 
-/** Answers elicitation forms on the terminal: one prompt per field; an empty answer to the first declines. */
-export function terminalAnswerer(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Answerer {
-  return async (key: string, request: InputRequest): Promise<InputResponse> => {
-    const rl = createInterface({ input, output, terminal: false });
-    try {
-      output.write(`\n${request.params.message}\n(request ${key}; an empty first answer declines)\n`);
-      const content: Record<string, unknown> = {};
-      const { properties, required = [] } = request.params.requestedSchema;
-      for (const [field, schema] of Object.entries(properties)) {
-        const hint = schema.type === 'boolean' ? ' [y/n]' : '';
-        const raw = (await rl.question(`${schema.title ?? field}${hint}: `)).trim();
-        if (raw === '') {
-          if (Object.keys(content).length === 0 && required.includes(field)) return { action: 'decline' };
-          continue;
-        }
-        content[field] = schema.type === 'boolean' ? /^(y|yes|true|1)$/i.test(raw) : raw;
+/** A prompt reader that keeps lines typed (or piped) ahead of the question; '' once input ends. */
+export interface Prompter {
+  ask(question: string): Promise<string>;
+  close(): void;
+}
+
+export function linePrompter(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Prompter {
+  let rl: ReturnType<typeof createInterface> | undefined;
+  let lines: AsyncIterator<string> | undefined;
+  return {
+    async ask(question) {
+      if (!rl) {
+        rl = createInterface({ input, terminal: false });
+        lines = rl[Symbol.asyncIterator]();
       }
-      return { action: 'accept', content };
-    } finally {
-      rl.close();
+      output.write(question);
+      const next = await (lines as AsyncIterator<string>).next();
+      return next.done ? '' : next.value.trim();
+    },
+    close() {
+      rl?.close();
+    },
+  };
+}
+
+/** Answers elicitation forms field by field; an empty answer to the first required field declines. */
+export function terminalAnswerer(prompter: Prompter, output: NodeJS.WritableStream): Answerer {
+  return async (key: string, request: InputRequest): Promise<InputResponse> => {
+    output.write(`\n${request.params.message}\n(request ${key}; an empty first answer declines)\n`);
+    const content: Record<string, unknown> = {};
+    const { properties, required = [] } = request.params.requestedSchema;
+    for (const [field, schema] of Object.entries(properties)) {
+      const hint = schema.type === 'boolean' ? ' [y/n]' : '';
+      const raw = await prompter.ask(`${schema.title ?? field}${hint}: `);
+      if (raw === '') {
+        if (Object.keys(content).length === 0 && required.includes(field)) return { action: 'decline' };
+        continue;
+      }
+      content[field] = schema.type === 'boolean' ? /^(y|yes|true|1)$/i.test(raw) : raw;
     }
+    return { action: 'accept', content };
   };
 }

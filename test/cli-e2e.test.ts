@@ -1,0 +1,124 @@
+// `npm run call` end to end against the real stack (dev server, worker process, gateway): the CLI
+// as a child process, answering the approval prompt on its stdin, in both flows, and --resume.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
+import { startGateway, type TestGateway } from './support/gateway-server.ts';
+import { rpcResult } from './support/mcp-http.ts';
+import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
+import { startWorker, type WorkerProcess } from './support/worker-process.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TASK_QUEUE = `cli-e2e-${process.pid}`;
+
+let temporal: TestTemporal | undefined;
+let worker: WorkerProcess | undefined;
+let gateway: TestGateway;
+let dataDir: string;
+let slowDifficulty: number;
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with `input` on its stdin (piped, so not a TTY: plain progress lines). */
+async function runCli(args: string[], input = ''): Promise<CliRun> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'client/cli.ts', ...args, '--url', gateway.url.href],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  child.stdin.end(input);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  const [code] = await once(child, 'exit');
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'cli-e2e-'));
+  temporal = await startTestTemporal();
+  worker = startWorker({
+    TEMPORAL_ADDRESS: temporal.server.address,
+    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+    MCP_DATA_DIR: dataDir,
+  });
+  gateway = await startGateway({ temporalAddress: temporal.server.address, taskQueue: TASK_QUEUE });
+  await worker.ready;
+  slowDifficulty = difficultyFor(await calibrate(gateway.url), 0.5);
+});
+
+after(async () => {
+  await gateway?.close().catch(() => {});
+  await worker?.stop().catch(() => {});
+  await temporal?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm run call', () => {
+  test('Tasks flow: progress lines, the approval prompt answered on stdin, the published chain', async () => {
+    const run = await runCli(
+      ['start_mining', '--difficulty', String(slowDifficulty), '--blocks', '6', '--require-approval'],
+      'y\nfrom the terminal\n',
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /task mine-\S+ \(resume with --resume mine-/);
+    assert.match(run.stderr, /Publish the mined chain of 6 block\(s\)/);
+    assert.match(run.stderr, /input_required/);
+    const result = JSON.parse(run.stdout);
+    assert.equal(result.status, 'completed');
+    assert.equal(result.result.blocks.length, 6);
+    assert.equal(result.result.publication.status, 'published');
+    assert.equal(result.result.publication.approvedNote, 'from the terminal');
+  });
+
+  test('start/poll flow (--no-tasks): a declined approval exits 1 with the reason', async () => {
+    const run = await runCli(
+      ['start_mining', '--difficulty', '6', '--blocks', '1', '--require-approval', '--no-tasks'],
+      'n\n\n',
+    );
+    assert.equal(run.code, 1, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assert.equal(result.status, 'completed');
+    assert.match(result.message, /declined publishing/);
+  });
+
+  test('--resume picks up a task started elsewhere and follows it to the end', async () => {
+    const created = await rpcResult(gateway.url, 'tools/call', {
+      name: 'start_mining',
+      arguments: { difficulty: slowDifficulty, blocks: 8 },
+    });
+    assert.equal(created.resultType, 'task');
+    const run = await runCli(['--resume', String(created.taskId)]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /\d+ of 8 blocks done|blocks/);
+    const result = JSON.parse(run.stdout);
+    assert.equal(result.workflow_id, created.taskId);
+    assert.equal(result.result.blocks.length, 8);
+  });
+
+  test('a bad argument fails with the gateway’s message naming the field', async () => {
+    const run = await runCli(['start_mining', '--difficulty', '99', '--blocks', '1']);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /error: .*difficulty/);
+  });
+});
