@@ -8,9 +8,9 @@ import { eventually, startTestTemporal, type TestTemporal } from './support/temp
 import { startWorker, type WorkerProcess } from './support/worker-process.ts';
 
 const TASK_QUEUE = 'worker-fault-test';
-// At difficulty 27 this block's first valid nonce is 178,441,299: seconds of work on all cores.
-const INPUT = { difficulty: 27, blocks: 1, data: 'fault-e' };
-const EXPECTED_NONCE = 178_441_299;
+// At difficulty 29 this block's first valid nonce is 324,545,931: seconds of work on all cores.
+const INPUT = { difficulty: 29, blocks: 1, data: 'fault-k' };
+const EXPECTED_NONCE = 324_545_931;
 
 let temporal: TestTemporal;
 const workers: WorkerProcess[] = [];
