@@ -3,8 +3,11 @@ import { localhostHostValidation, localhostOriginValidation } from '@modelcontex
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { GatewayConfig } from './config.ts';
 import { healthRoutes } from './health.ts';
+import { bindTaskFromBody, childLoggerFactory, loggerOptions } from './logging.ts';
 import { mcpRoute } from './mcp-route.ts';
+import { metricsRoute } from './metrics-route.ts';
 import type { MiningBackend } from './mining-backend.ts';
+import { withWaitMetrics } from './wait-metrics.ts';
 
 export interface AppDeps {
   backend: MiningBackend;
@@ -14,15 +17,17 @@ export interface AppDeps {
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 export function buildApp(config: GatewayConfig, deps: AppDeps): FastifyInstance {
-  const app = Fastify({ logger: deps.logger ?? false });
+  const app = Fastify({ logger: loggerOptions(deps.logger ?? false), childLoggerFactory });
   if (LOOPBACK.has(config.host)) {
     // DNS-rebinding protection for a local server: only loopback Host and Origin values.
     app.addHook('onRequest', localhostHostValidation());
     app.addHook('onRequest', localhostOriginValidation());
   }
+  app.addHook('preHandler', bindTaskFromBody);
   app.register(healthRoutes, { backend: deps.backend, readyTimeoutMs: config.readyTimeoutMs });
+  app.register(metricsRoute);
   app.register(mcpRoute, {
-    backend: deps.backend,
+    backend: withWaitMetrics(deps.backend),
     waitBudgetMs: config.waitBudgetMs,
     timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
     onError: (error) => app.log.warn({ err: error }, 'mcp request error'),

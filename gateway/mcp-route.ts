@@ -3,6 +3,7 @@
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync } from 'fastify';
+import { withRequestLog } from './logging.ts';
 import { createMcpServer, type McpServerDeps } from './mcp-server.ts';
 import { authInfoFor, callerFrom, principalOf } from './principal.ts';
 
@@ -19,6 +20,8 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
   app.all('/mcp', async (request, reply) => {
     reply.hijack();
     const auth = authInfoFor(principalOf(request.raw));
-    await node(Object.assign(request.raw, { auth }), reply.raw, request.body);
+    await withRequestLog(request, reply, () =>
+      node(Object.assign(request.raw, { auth }), reply.raw, request.body),
+    );
   });
 };

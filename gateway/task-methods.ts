@@ -3,6 +3,7 @@
 // expired or another caller's is -32602.
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
+import { observeTaskRequest } from './call-observer.ts';
 import { declaresTasksExtension } from './capabilities.ts';
 import { invalidParams, missingTasksCapability, taskNotFound, toProtocolError } from './json-rpc-errors.ts';
 import type { Caller, MiningBackend } from './mining-backend.ts';
@@ -26,14 +27,16 @@ export function registerTaskMethods(server: Server, deps: TaskMethodsDeps, calle
     method: string,
     handle: (params: Record<string, unknown>, ctx: ServerContext) => Promise<object>,
   ) =>
-    server.setRequestHandler(method, { params: anyParams }, async (params, ctx) => {
-      if (!declaresTasksExtension(server.getClientCapabilities())) throw missingTasksCapability();
-      try {
-        return (await handle(params, ctx)) as never;
-      } catch (err) {
-        throw toProtocolError(err);
-      }
-    });
+    server.setRequestHandler(method, { params: anyParams }, (params, ctx) =>
+      observeTaskRequest(method, params.taskId, async () => {
+        if (!declaresTasksExtension(server.getClientCapabilities())) throw missingTasksCapability();
+        try {
+          return (await handle(params, ctx)) as never;
+        } catch (err) {
+          throw toProtocolError(err);
+        }
+      }),
+    );
 
   const taskIdOf = (params: Record<string, unknown>): string => {
     const parsed = taskIdParams.safeParse(params);

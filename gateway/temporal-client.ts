@@ -2,6 +2,7 @@
 // 503) while Temporal is down, and gets back in touch by itself when Temporal returns.
 import { Client, Connection } from '@temporalio/client';
 import type { TemporalEnv } from '../lib/temporal-env.ts';
+import { temporalMetricsInterceptor } from './temporal-metrics.ts';
 
 export function createTemporalClient(temporal: TemporalEnv, connectTimeoutMs: number): Client {
   const { address, tls, apiKey, metadata } = temporal.connectionOptions;
@@ -12,5 +13,9 @@ export function createTemporalClient(temporal: TemporalEnv, connectTimeoutMs: nu
     ...(metadata === undefined ? {} : { metadata }),
     connectTimeout: connectTimeoutMs,
   });
-  return new Client({ connection, namespace: temporal.namespace });
+  return new Client({
+    connection,
+    namespace: temporal.namespace,
+    interceptors: { workflow: [temporalMetricsInterceptor()] },
+  });
 }

@@ -24,6 +24,7 @@ import {
   progressQuery,
 } from '../workflows/contract.ts';
 import type { ExecutionState, ExecutionView, LiveProgress } from './execution.ts';
+import { metrics } from './metrics.ts';
 import type { Caller, MiningBackend, StartRequest, WaitOutcome } from './mining-backend.ts';
 import { completedState, stateFromResultError } from './outcome.ts';
 import type { RequestOrigin } from './request-origin.ts';
@@ -103,7 +104,11 @@ export class TemporalMining implements MiningBackend {
     signal?.addEventListener('abort', onCallerGone, { once: true });
     try {
       const result = await this.client.withAbortSignal(budget.signal, () =>
-        this.client.workflow.getHandle<() => Promise<ChainResult>>(workflowId).result(),
+        metrics.timeTemporal(
+          'result-wait',
+          () => this.client.workflow.getHandle<() => Promise<ChainResult>>(workflowId).result(),
+          budget.signal,
+        ),
       );
       return { kind: 'closed', state: completedState(result) };
     } catch (err) {
@@ -195,7 +200,9 @@ export class TemporalMining implements MiningBackend {
   /** A closed run's outcome, from its result or the failure its result throws. */
   private async closedState(handle: WorkflowHandle<() => Promise<ChainResult>>): Promise<ExecutionState> {
     try {
-      return completedState(await this.call(() => handle.result()));
+      return completedState(
+        await this.call(() => metrics.timeTemporal('result-wait', () => handle.result())),
+      );
     } catch (err) {
       const state = stateFromResultError(err);
       if (state) return state;

@@ -1,7 +1,14 @@
 // tools/list and tools/call over a small catalog of tools with zod argument schemas. Bad
 // arguments are a JSON-RPC invalid-params error naming the field, not a tool result.
-import type { CallToolResult, Server, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
+import type {
+  CallToolRequest,
+  CallToolResult,
+  Server,
+  ServerContext,
+  ToolAnnotations,
+} from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
+import { observeToolCall } from './call-observer.ts';
 import { invalidParams, toProtocolError } from './json-rpc-errors.ts';
 import type { CreateTaskResult } from './task-mapping.ts';
 
@@ -46,7 +53,7 @@ export function registerToolCatalog(server: Server, tools: ToolDefinition[]): vo
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   // Listed on demand: converting the schemas costs about 0.4 ms, and most requests are not tools/list.
   server.setRequestHandler('tools/list', () => ({ tools: tools.map(listedTool) }) as never);
-  server.setRequestHandler('tools/call', async (request, ctx) => {
+  const callTool = async (request: CallToolRequest, ctx: ServerContext) => {
     const { name, arguments: raw } = request.params;
     const tool = byName.get(name);
     if (!tool) throw invalidParams(`Unknown tool: ${name}`);
@@ -62,5 +69,10 @@ export function registerToolCatalog(server: Server, tools: ToolDefinition[]): vo
     }
     if ('resultType' in answer && answer.resultType === 'task') return answer as never;
     return server.projectCallToolResult(answer as CallToolResult, undefined) as never;
-  });
+  };
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    observeToolCall(byName.has(request.params.name) ? request.params.name : 'unknown', () =>
+      callTool(request, ctx),
+    ),
+  );
 }

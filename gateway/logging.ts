@@ -1,0 +1,185 @@
+// The gateway's logs: Fastify's JSON (pino) logs, with no secrets and with the task id on every
+// line about a task.
+//
+// - Secrets: authorization and cookie headers, and any `token`/`apiKey`/`secret`/`password` field,
+//   are redacted; bearer tokens and token-like query parameters are scrubbed from messages, URLs
+//   and errors. The request serializer logs a few MCP headers, never the Authorization header.
+// - Task ids: a tasks/* request names its task in the Mcp-Name header, so even "incoming request"
+//   carries `taskId`; a request whose body names a run (get_mining_result, cancel_mining, ...) gets
+//   it once the body is parsed (bindTaskFromBody); start_mining binds the id it created (tagTask)
+//   once it knows it. Everything the request logs afterwards, "request completed" included,
+//   carries it.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+
+const MAX_ID_LENGTH = 200;
+const TASK_ID = Symbol('taskId');
+
+export const REDACTED = '[redacted]';
+
+const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["proxy-authorization"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers["proxy-authorization"]',
+  'headers.cookie',
+  'authorization',
+  '*.authorization',
+  'token',
+  '*.token',
+  'apiKey',
+  '*.apiKey',
+  'secret',
+  '*.secret',
+  'password',
+  '*.password',
+];
+
+/** Removes bearer tokens and token-like query values from a string. */
+export function scrubSecrets(text: string): string {
+  return text
+    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`)
+    .replace(/([?&](?:access_token|token|api_key|apikey|key|secret|password)=)[^&#\s]*/gi, `$1${REDACTED}`);
+}
+
+function header(raw: IncomingMessage, name: string): string | undefined {
+  const value = raw.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+const serializers = {
+  req(req: { method?: string; url?: string; host?: string; ip?: string; raw?: IncomingMessage }) {
+    const raw = req.raw;
+    return {
+      method: req.method,
+      url: req.url === undefined ? undefined : scrubSecrets(req.url),
+      host: req.host,
+      remoteAddress: req.ip,
+      ...(raw ? mcpHeaders(raw) : {}),
+    };
+  },
+  err(err: Error & { code?: unknown; statusCode?: unknown }) {
+    return {
+      type: err?.name,
+      message: scrubSecrets(String(err?.message ?? err)),
+      ...(err?.stack ? { stack: scrubSecrets(err.stack) } : {}),
+      ...(err?.code === undefined ? {} : { code: err.code }),
+      ...(err?.statusCode === undefined ? {} : { statusCode: err.statusCode }),
+    };
+  },
+};
+
+function mcpHeaders(raw: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  const method = header(raw, 'mcp-method');
+  const version = header(raw, 'mcp-protocol-version');
+  if (method) out.mcpMethod = method.slice(0, MAX_ID_LENGTH);
+  if (version) out.mcpProtocolVersion = version.slice(0, 40);
+  return out;
+}
+
+/**
+ * Fastify logger options with the gateway's redaction and serializers; `false` stays `false`.
+ * Accepts what AppDeps.logger accepts (true, or pino options such as level and stream).
+ */
+export function loggerOptions(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (!logger) return false;
+  const base = logger === true ? {} : (logger as Record<string, unknown>);
+  return {
+    ...base,
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
+    serializers: { ...(base.serializers as object | undefined), ...serializers },
+    hooks: {
+      // String arguments (messages) are scrubbed too: a token pasted into a message never shows.
+      logMethod(args: unknown[], method: (...args: unknown[]) => void) {
+        method.apply(
+          this,
+          args.map((arg) => (typeof arg === 'string' ? scrubSecrets(arg) : arg)),
+        );
+      },
+    },
+  } as FastifyServerOptions['logger'];
+}
+
+function cleanId(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value.slice(0, MAX_ID_LENGTH) : undefined;
+}
+
+/** The task a tasks/* request names in its Mcp-Name header (2026-07-28 requests carry it). */
+function taskIdFromHeaders(raw: IncomingMessage): string | undefined {
+  const method = header(raw, 'mcp-method');
+  return method?.startsWith('tasks/') ? cleanId(header(raw, 'mcp-name')) : undefined;
+}
+
+/** The task or run a JSON-RPC request body names: tasks/*'s taskId, a tool's workflow_id. */
+export function taskIdFromBody(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: Record<string, unknown> };
+  if (typeof method === 'string' && method.startsWith('tasks/')) return cleanId(params?.taskId);
+  if (method === 'tools/call') {
+    return cleanId((params?.arguments as Record<string, unknown> | undefined)?.workflow_id);
+  }
+  return undefined;
+}
+
+/** Fastify's per-request child logger, bound to the task a tasks/* request names in its headers. */
+export const childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
+  logger,
+  bindings,
+  options,
+  raw,
+) => {
+  const taskId = taskIdFromHeaders(raw);
+  const child = logger.child(taskId ? { ...bindings, taskId } : bindings, options);
+  if (taskId) (raw as unknown as Record<symbol, string>)[TASK_ID] = taskId;
+  return child;
+};
+
+interface RequestScope {
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+const scope = new AsyncLocalStorage<RequestScope>();
+
+/** Binds `taskId` to the request's logger (request.log and reply.log), once per request. */
+function bindTask(request: FastifyRequest, reply: FastifyReply, taskId: string | undefined): void {
+  const id = cleanId(taskId);
+  const raw = request.raw as unknown as Record<symbol, string | undefined>;
+  if (!id || raw[TASK_ID] !== undefined) return;
+  raw[TASK_ID] = id;
+  const child = request.log.child({ taskId: id });
+  request.log = child;
+  reply.log = child;
+}
+
+/**
+ * preHandler hook (the body is parsed by then): binds the task the request's body names, so the
+ * request's later lines (a refusal, the handler's lines, "request completed") carry it.
+ */
+export async function bindTaskFromBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  bindTask(request, reply, taskIdFromBody(request.body));
+}
+
+/**
+ * Binds `taskId` to the logger of the request being served (see withRequestLog), so the rest of
+ * its lines, "request completed" included, carry it; returns that logger. Outside a request: a no-op.
+ */
+export function tagTask(taskId: string | undefined): FastifyBaseLogger | undefined {
+  const current = scope.getStore();
+  if (!current) return undefined;
+  bindTask(current.request, current.reply, taskId);
+  return current.request.log;
+}
+
+/** The logger of the request being served, if any. */
+export function requestLog(): FastifyBaseLogger | undefined {
+  return scope.getStore()?.request.log;
+}
+
+/** Runs the MCP handler for one request with its logger reachable (requestLog, tagTask). */
+export function withRequestLog<T>(request: FastifyRequest, reply: FastifyReply, run: () => Promise<T>) {
+  return scope.run({ request, reply }, run);
+}

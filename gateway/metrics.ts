@@ -1,0 +1,122 @@
+// The gateway's Prometheus metrics (prom-client): one registry, named functions to record what
+// happened. Call sites stay one line: `metrics.toolCall('start_mining', 'task')`,
+// `metrics.pollRateLimited()`. Served as text by GET /metrics (metrics-route.ts).
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+// Process metrics under their usual names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...).
+collectDefaultMetrics({ register: registry });
+
+/**
+ * How a tools/call was answered: `inline` with a final result (completed, failed, cancelled, not
+ * found); `task` with a task handle; `start_poll` with a handle the agent polls (running or
+ * input_required JSON); `error` with a JSON-RPC error.
+ */
+export type ToolCallOutcome = 'inline' | 'task' | 'start_poll' | 'error';
+
+/** How a tasks/* request was answered. */
+export type TaskRequestOutcome = 'ok' | 'not_found' | 'invalid_params' | 'missing_capability' | 'error';
+
+/** How a bounded wait ended: the run closed, the budget ran out, the caller left, or an error. */
+export type WaitOutcome = 'closed' | 'budget_spent' | 'caller_gone' | 'error';
+
+/** The Temporal calls the gateway makes. */
+export type TemporalOperation =
+  | 'start'
+  | 'result-wait'
+  | 'describe'
+  | 'query'
+  | 'signal'
+  | 'cancel'
+  | 'terminate'
+  | 'ping';
+
+const toolCalls = new Counter({
+  name: 'mcp_gateway_tool_calls_total',
+  help: 'MCP tools/call requests by tool and outcome (inline, task, start_poll, error)',
+  labelNames: ['tool', 'outcome'] as const,
+  registers: [registry],
+});
+
+const taskRequests = new Counter({
+  name: 'mcp_gateway_task_requests_total',
+  help: 'Tasks extension requests (tasks/get, tasks/update, tasks/cancel) by method and outcome',
+  labelNames: ['method', 'outcome'] as const,
+  registers: [registry],
+});
+
+const waitSeconds = new Histogram({
+  name: 'mcp_gateway_wait_duration_seconds',
+  help: 'Time a tools/call waited for its run within the wait budget, by how the wait ended',
+  labelNames: ['outcome'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 15, 20, 30, 45, 60, 120],
+  registers: [registry],
+});
+
+const temporalSeconds = new Histogram({
+  name: 'mcp_gateway_temporal_request_duration_seconds',
+  help: 'Latency of the Temporal calls the gateway makes, by operation and outcome (ok, error, aborted)',
+  labelNames: ['operation', 'outcome'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [registry],
+});
+
+const pollsRateLimited = new Counter({
+  name: 'mcp_gateway_polls_rate_limited_total',
+  help: 'Polls (tasks/get, get_mining_result) refused because the caller polled too often',
+  registers: [registry],
+});
+
+const started = () => process.hrtime.bigint();
+const secondsSince = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+
+export const metrics = {
+  toolCall(tool: string, outcome: ToolCallOutcome): void {
+    toolCalls.inc({ tool, outcome });
+  },
+
+  taskRequest(method: string, outcome: TaskRequestOutcome): void {
+    taskRequests.inc({ method, outcome });
+  },
+
+  waitObserved(seconds: number, outcome: WaitOutcome): void {
+    waitSeconds.observe({ outcome }, seconds);
+  },
+
+  /** Counts one poll refused by the rate limiter. */
+  pollRateLimited(): void {
+    pollsRateLimited.inc();
+  },
+
+  /**
+   * Runs one Temporal call and records its latency under `operation`, with outcome `ok`, `error`,
+   * or `aborted` when `abort` (the gateway's own signal, e.g. the wait budget) ended it.
+   */
+  async timeTemporal<T>(
+    operation: TemporalOperation,
+    call: () => Promise<T>,
+    abort?: AbortSignal,
+  ): Promise<T> {
+    const start = started();
+    try {
+      const value = await call();
+      temporalSeconds.observe({ operation, outcome: 'ok' }, secondsSince(start));
+      return value;
+    } catch (err) {
+      const outcome = abort?.aborted ? 'aborted' : 'error';
+      temporalSeconds.observe({ operation, outcome }, secondsSince(start));
+      throw err;
+    }
+  },
+
+  /** Starts a stopwatch; the returned function gives the seconds since. */
+  stopwatch(): () => number {
+    const start = started();
+    return () => secondsSince(start);
+  },
+};
+
+/** The registry in Prometheus text exposition format. */
+export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}
