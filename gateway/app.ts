@@ -30,6 +30,9 @@ export function buildApp(config: GatewayConfig, deps: AppDeps): FastifyInstance 
     backend: withWaitMetrics(deps.backend),
     waitBudgetMs: config.waitBudgetMs,
     timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
+    authTokens: config.authTokens,
+    bodyLimitBytes: config.bodyLimitBytes,
+    pollMinIntervalMs: config.pollMinIntervalMs,
     onError: (error) => app.log.warn({ err: error }, 'mcp request error'),
   });
   return app;

@@ -1,6 +1,7 @@
 // Gateway settings from the environment: where to listen, how long a call may wait, how tasks are
 // advertised. Temporal's own settings (address, namespace, task queue, TLS) come from temporalEnv().
 import { type TemporalEnv, temporalEnv } from '../lib/temporal-env.ts';
+import { type AuthTokens, assertSafeBind, authTokensFromEnv } from './auth.ts';
 
 export interface GatewayConfig {
   host: string;
@@ -17,6 +18,14 @@ export interface GatewayConfig {
   temporalTimeoutMs: number;
   /** Longest /readyz waits for Temporal before answering 503. */
   readyTimeoutMs: number;
+  /** principal → bearer token (MCP_AUTH_TOKENS / MCP_AUTH_TOKENS_FILE); empty: no auth, loopback only. */
+  authTokens: AuthTokens;
+  /** Running tasks one principal may have at once; 0: no cap. */
+  maxRunningTasks: number;
+  /** Polls of one task closer together than this are refused (429); 0: no poll rate limit. */
+  pollMinIntervalMs: number;
+  /** Largest request body accepted on /mcp (413 above it). */
+  bodyLimitBytes: number;
   temporal: TemporalEnv;
 }
 
@@ -29,6 +38,9 @@ export const DEFAULTS = {
   queryTimeoutMs: 1_500,
   temporalTimeoutMs: 4_000,
   readyTimeoutMs: 2_000,
+  maxRunningTasks: 100,
+  pollMinIntervalMs: 0,
+  bodyLimitBytes: 64 * 1024,
 } as const;
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -41,16 +53,32 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
+/** Throws (naming the variable) on a bad value, and refuses a non-loopback host without tokens. */
 export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const host = env.MCP_HOST?.trim() || DEFAULTS.host;
+  const authTokens = authTokensFromEnv(env);
+  assertSafeBind(host, authTokens);
+  const pollIntervalMs = integer(env, 'MCP_POLL_INTERVAL_MS', DEFAULTS.pollIntervalMs, 100, 10 * 60_000);
   return {
-    host: env.MCP_HOST?.trim() || DEFAULTS.host,
+    host,
     port: integer(env, 'MCP_PORT', DEFAULTS.port, 0, 65_535),
     waitBudgetMs: integer(env, 'MCP_WAIT_BUDGET_MS', DEFAULTS.waitBudgetMs, 0, 10 * 60_000),
-    pollIntervalMs: integer(env, 'MCP_POLL_INTERVAL_MS', DEFAULTS.pollIntervalMs, 100, 10 * 60_000),
+    pollIntervalMs,
     taskTtlMs: integer(env, 'MCP_TASK_TTL_MS', DEFAULTS.taskTtlMs, 60_000, 365 * 24 * 60 * 60 * 1000),
     queryTimeoutMs: integer(env, 'MCP_QUERY_TIMEOUT_MS', DEFAULTS.queryTimeoutMs, 100, 60_000),
     temporalTimeoutMs: integer(env, 'MCP_TEMPORAL_TIMEOUT_MS', DEFAULTS.temporalTimeoutMs, 500, 120_000),
     readyTimeoutMs: integer(env, 'MCP_READY_TIMEOUT_MS', DEFAULTS.readyTimeoutMs, 100, 60_000),
+    authTokens,
+    maxRunningTasks: integer(env, 'MCP_MAX_RUNNING_TASKS', DEFAULTS.maxRunningTasks, 0, 1_000_000),
+    // At most the advertised interval: a client that follows pollIntervalMs is never refused.
+    pollMinIntervalMs: integer(
+      env,
+      'MCP_POLL_MIN_INTERVAL_MS',
+      DEFAULTS.pollMinIntervalMs,
+      0,
+      pollIntervalMs,
+    ),
+    bodyLimitBytes: integer(env, 'MCP_MAX_BODY_BYTES', DEFAULTS.bodyLimitBytes, 1024, 16 * 1024 * 1024),
     temporal: temporalEnv(env),
   };
 }

@@ -1,16 +1,29 @@
 // `npm run gateway`: the MCP gateway process. Configuration from the environment (see config.ts).
 import { buildApp } from './app.ts';
 import { gatewayConfig } from './config.ts';
+import { loadServerSecret } from './server-secret.ts';
 import { createTemporalClient } from './temporal-client.ts';
 import { TemporalMining } from './temporal-mining.ts';
 
-const config = gatewayConfig();
+/** Settings that must be right before anything listens: a bad one stops the start with its reason. */
+function startupSettings() {
+  try {
+    return { config: gatewayConfig(), serverSecret: loadServerSecret() };
+  } catch (err) {
+    console.error(`gateway: cannot start: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
+
+const { config, serverSecret } = startupSettings();
 const client = createTemporalClient(config.temporal, config.temporalTimeoutMs);
 const backend = new TemporalMining(client, {
   taskQueue: config.temporal.taskQueue,
   namespace: config.temporal.namespace,
   callTimeoutMs: config.temporalTimeoutMs,
   queryTimeoutMs: config.queryTimeoutMs,
+  serverSecret: serverSecret.secret,
+  maxRunningTasks: config.maxRunningTasks,
 });
 const app = buildApp(config, { backend, logger: { level: process.env.LOG_LEVEL || 'info' } });
 
@@ -18,6 +31,13 @@ const address = await app.listen({ host: config.host, port: config.port });
 app.log.info(
   `gateway: MCP on ${address}/mcp; Temporal ${config.temporal.address}, namespace "${config.temporal.namespace}", ` +
     `task queue "${config.temporal.taskQueue}"; wait budget ${config.waitBudgetMs} ms`,
+);
+app.log.info(
+  `gateway: ${
+    config.authTokens.size > 0
+      ? `bearer tokens for ${config.authTokens.size} principal(s)`
+      : 'no authentication (loopback only; every caller is "anonymous")'
+  }; server secret from ${serverSecret.source}; at most ${config.maxRunningTasks || 'unlimited'} running task(s) per principal`,
 );
 
 // SIGINT/SIGTERM: stop taking requests, finish the ones in flight, close the Temporal connection

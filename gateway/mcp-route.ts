@@ -3,12 +3,20 @@
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync } from 'fastify';
+import { type AuthTokens, bearerAuth } from './auth.ts';
+import { mcpRequestErrorHandler, PollRateLimiter, pollRateLimit } from './limits.ts';
 import { withRequestLog } from './logging.ts';
 import { createMcpServer, type McpServerDeps } from './mcp-server.ts';
 import { authInfoFor, callerFrom, principalOf } from './principal.ts';
 
 export interface McpRouteOptions extends McpServerDeps {
   onError?: (error: Error) => void;
+  /** principal → bearer token; absent or empty: no authentication (loopback only). */
+  authTokens?: AuthTokens;
+  /** Largest request body (413 above it); Fastify's default when absent. */
+  bodyLimitBytes?: number;
+  /** Polls of one task closer together than this are refused with 429; 0 or absent: off. */
+  pollMinIntervalMs?: number;
 }
 
 export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options) => {
@@ -17,7 +25,19 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
   });
   const node = toNodeHandler(handler);
   app.addHook('onClose', async () => handler.close());
-  app.all('/mcp', async (request, reply) => {
+  // Hooks of this plugin apply to /mcp only: /healthz and /readyz stay open for probes.
+  if (options.authTokens && options.authTokens.size > 0)
+    app.addHook('onRequest', bearerAuth(options.authTokens));
+  const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
+  app.setErrorHandler(mcpRequestErrorHandler(bodyLimit));
+  if (options.pollMinIntervalMs) {
+    const limiter = new PollRateLimiter(options.pollMinIntervalMs);
+    app.addHook(
+      'preHandler',
+      pollRateLimit(limiter, (request) => principalOf(request.raw)),
+    );
+  }
+  app.all('/mcp', { bodyLimit }, async (request, reply) => {
     reply.hijack();
     const auth = authInfoFor(principalOf(request.raw));
     await withRequestLog(request, reply, () =>

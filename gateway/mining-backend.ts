@@ -16,6 +16,11 @@ export interface StartRequest {
   /** The tool and its arguments as the client sent them, kept with the run. */
   tool: string;
   arguments: Record<string, unknown>;
+  /**
+   * Makes the start idempotent: the same (caller, tool, key) names the same run, which a retried
+   * start returns; the same key with other arguments is an invalid-params error.
+   */
+  idempotencyKey?: string;
 }
 
 export type WaitOutcome = { kind: 'closed'; state: ExecutionState } | { kind: 'running' };

@@ -31,7 +31,12 @@ export function miningTools(server: Server, deps: MiningToolsDeps, caller: Calle
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     handler: async (args, ctx) => {
       const { workflowId } = await backend.start(
-        { input: mineChainInput(args), tool: 'start_mining', arguments: args },
+        {
+          input: mineChainInput(args),
+          tool: 'start_mining',
+          arguments: args,
+          idempotencyKey: args.idempotency_key,
+        },
         { ...caller, origin: requestOrigin(server, ctx) },
       );
       const outcome = await backend.wait(workflowId, deps.waitBudgetMs, ctx.mcpReq.signal);

@@ -1,7 +1,9 @@
-// Who is calling. Until bearer tokens are configured every caller is the same local principal; the
-// principal rides on the request as the SDK's authInfo so each per-request server is bound to it.
+// Who is calling: the principal whose bearer token the request carried (auth.ts), or, when no
+// tokens are configured (loopback only), the same local principal for everyone. The principal rides
+// on the request as the SDK's authInfo so each per-request server is bound to it.
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { authenticatedPrincipal } from './auth.ts';
 import type { Caller } from './mining-backend.ts';
 
 export const ANONYMOUS = 'anonymous';
@@ -10,9 +12,9 @@ export function authInfoFor(principal: string): AuthInfo {
   return { token: '', clientId: principal, scopes: [] };
 }
 
-/** The principal of an incoming HTTP request (no authentication yet: always the local one). */
-export function principalOf(_request: IncomingMessage): string {
-  return ANONYMOUS;
+/** The principal of an incoming HTTP request (the local one when authentication is off). */
+export function principalOf(request: IncomingMessage): string {
+  return authenticatedPrincipal(request) ?? ANONYMOUS;
 }
 
 export function callerFrom(authInfo: AuthInfo | undefined): Caller {

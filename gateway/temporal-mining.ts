@@ -1,6 +1,7 @@
 // MiningBackend on Temporal: start → workflow.start, wait → handle.result() raced against the
 // budget (the long-poll is aborted when the budget ends), view → describe + progress query with a
 // short deadline, cancel → cancellation request, sendInput → signal.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type Client,
   isGrpcServiceError,
@@ -30,6 +31,7 @@ import { completedState, stateFromResultError } from './outcome.ts';
 import type { RequestOrigin } from './request-origin.ts';
 import { runDetails, runSummary } from './run-summary.ts';
 import { newTaskId } from './task-id.ts';
+import { startIdempotent } from './temporal-start.ts';
 
 export const MCP_TOOL = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
 export const MCP_PRINCIPAL = defineSearchAttributeKey('McpPrincipal', SearchAttributeType.KEYWORD);
@@ -51,6 +53,10 @@ export interface TemporalMiningOptions {
   callTimeoutMs: number;
   /** Deadline of the progress query (a worker must answer it). */
   queryTimeoutMs: number;
+  /** Keys idempotent task ids (HMAC); starts with an idempotency key need it. */
+  serverSecret?: Buffer;
+  /** Running tasks one principal may have at once; 0 or absent: no cap. */
+  maxRunningTasks?: number;
 }
 
 // gRPC codes Temporal answers for ids that name no run it can find.
@@ -64,12 +70,46 @@ export class TemporalMining implements MiningBackend {
     private readonly options: TemporalMiningOptions,
   ) {}
 
+  /** A deadline shared by several calls (a start's checks and the start itself). */
+  private readonly sharedDeadline = new AsyncLocalStorage<number>();
+
   private call<T>(fn: () => Promise<T>, timeoutMs = this.options.callTimeoutMs): Promise<T> {
-    return this.client.withDeadline(Date.now() + timeoutMs, fn);
+    const own = Date.now() + timeoutMs;
+    const shared = this.sharedDeadline.getStore();
+    return this.client.withDeadline(shared === undefined ? own : Math.min(own, shared), fn);
   }
 
-  async start(request: StartRequest, caller: Caller): Promise<{ workflowId: string }> {
-    const workflowId = newTaskId();
+  /**
+   * Starts a run. Everything a start does (the idempotency lookup, the running-task count, the
+   * start) shares one deadline, so an unreachable Temporal fails the call within callTimeoutMs.
+   */
+  start(request: StartRequest, caller: Caller): Promise<{ workflowId: string }> {
+    return this.sharedDeadline.run(Date.now() + this.options.callTimeoutMs, () =>
+      startIdempotent(request, caller, {
+        secret: this.options.serverSecret,
+        describe: (workflowId) => this.describeOwned(workflowId, caller),
+        countRunning: (principal) => this.countRunning(principal),
+        maxRunning: this.options.maxRunningTasks ?? 0,
+        start: (workflowId, conflictPolicy) => this.startRun(request, caller, workflowId, conflictPolicy),
+      }),
+    );
+  }
+
+  /** Running mining runs of this principal, from Temporal's visibility store. */
+  private async countRunning(principal: string): Promise<number> {
+    const query =
+      `WorkflowType = "${MINE_CHAIN_WORKFLOW}" AND ExecutionStatus = "Running" AND ` +
+      `${MCP_PRINCIPAL.name} = ${JSON.stringify(principal)}`;
+    const { count } = await this.call(() => this.client.workflow.count(query));
+    return count;
+  }
+
+  private async startRun(
+    request: StartRequest,
+    caller: Caller,
+    workflowId = newTaskId(),
+    conflictPolicy?: 'USE_EXISTING',
+  ): Promise<{ workflowId: string }> {
     const { input } = request;
     const memo: RunMemo = {
       tool: request.tool,
@@ -91,6 +131,11 @@ export class TemporalMining implements MiningBackend {
         ],
         staticSummary: runSummary(described),
         staticDetails: runDetails(described),
+        // A keyed start: a running run with this id is returned as is, and a closed one is never
+        // replaced by a second run (the start fails and the existing run is answered instead).
+        ...(conflictPolicy
+          ? { workflowIdConflictPolicy: conflictPolicy, workflowIdReusePolicy: 'REJECT_DUPLICATE' as const }
+          : {}),
       }),
     );
     return { workflowId };

@@ -3,7 +3,10 @@ import * as z from 'zod/v4';
 import type { MineChainInput } from '../workflows/contract.ts';
 import { LIMITS } from '../workflows/limits.ts';
 
-export const startMiningArgs = z.object({
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
+
+// Strict: an unknown or misspelt argument (say `idempotencyKey`) is refused, not silently dropped.
+export const startMiningArgs = z.strictObject({
   difficulty: z
     .int()
     .min(LIMITS.difficulty.min)
@@ -26,6 +29,16 @@ export const startMiningArgs = z.object({
     .boolean()
     .optional()
     .describe("Pause for a person's approval before publishing the chain."),
+  idempotency_key: z
+    .string()
+    .min(1)
+    .max(IDEMPOTENCY_KEY_MAX_LENGTH)
+    .optional()
+    .describe(
+      'Optional key that makes the start safe to retry: a call with the same key and the same arguments ' +
+        'returns the task the first call started (or its result) instead of starting a second job. ' +
+        `At most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters; a new request needs a new key.`,
+    ),
 });
 
 export type StartMiningArgs = z.infer<typeof startMiningArgs>;

@@ -113,6 +113,7 @@ describe('configuration', () => {
   test('from the environment', () => {
     const config = gatewayConfig({
       MCP_HOST: '0.0.0.0',
+      MCP_AUTH_TOKENS: 'alice:alice-token-0123456789',
       MCP_PORT: '8080',
       MCP_WAIT_BUDGET_MS: '500',
       MCP_POLL_INTERVAL_MS: '750',

@@ -15,7 +15,14 @@ export interface GatewayOptions {
   queryTimeoutMs?: number;
   temporalTimeoutMs?: number;
   readyTimeoutMs?: number;
+  /** Any other gateway setting, as environment variables. */
+  env?: Record<string, string>;
+  /** Listen on this port (a restarted gateway keeps its address); a free one by default. */
+  port?: number;
 }
+
+/** The server secret of test gateways (MCP_SERVER_SECRET in `env` overrides it). */
+export const TEST_SERVER_SECRET = 'test-server-secret-0123456789abcdef0123456789';
 
 export interface TestGateway {
   /** http://127.0.0.1:<port> */
@@ -40,6 +47,7 @@ export async function startGateway(options: GatewayOptions): Promise<TestGateway
     MCP_QUERY_TIMEOUT_MS: String(options.queryTimeoutMs ?? 1_000),
     MCP_TEMPORAL_TIMEOUT_MS: String(options.temporalTimeoutMs ?? 3_000),
     MCP_READY_TIMEOUT_MS: String(options.readyTimeoutMs ?? 1_000),
+    ...options.env,
   });
   const temporal = createTemporalClient(config.temporal, config.temporalTimeoutMs);
   const backend = new TemporalMining(temporal, {
@@ -47,9 +55,11 @@ export async function startGateway(options: GatewayOptions): Promise<TestGateway
     namespace: config.temporal.namespace,
     callTimeoutMs: config.temporalTimeoutMs,
     queryTimeoutMs: config.queryTimeoutMs,
+    serverSecret: Buffer.from(options.env?.MCP_SERVER_SECRET ?? TEST_SERVER_SECRET),
+    maxRunningTasks: config.maxRunningTasks,
   });
   const app = buildApp(config, { backend });
-  const origin = await app.listen({ host: config.host, port: 0 });
+  const origin = await app.listen({ host: config.host, port: options.port ?? 0 });
   return {
     origin,
     url: new URL('/mcp', origin),

@@ -52,11 +52,15 @@ async function readMessage(response: Response): Promise<Record<string, unknown>>
   return text ? JSON.parse(text) : {};
 }
 
+/** Extra HTTP headers of a request, e.g. `{ authorization: 'Bearer ...' }`. */
+export type ExtraHeaders = Record<string, string>;
+
 export async function rpc(
   url: URL,
   method: string,
   params: Record<string, unknown>,
   framing: Framing = TASKS_CLIENT,
+  headers: ExtraHeaders = {},
 ): Promise<RpcAnswer> {
   const { _meta: callerMeta, ...rest } = params as { _meta?: Record<string, unknown> };
   const body = {
@@ -82,6 +86,7 @@ export async function rpc(
       'mcp-protocol-version': PROTOCOL_VERSION,
       'mcp-method': method,
       ...(name === undefined ? {} : { 'mcp-name': name }),
+      ...headers,
     },
     body: JSON.stringify(body),
   });
@@ -99,8 +104,9 @@ export async function rpcResult(
   method: string,
   params: Record<string, unknown>,
   framing: Framing = TASKS_CLIENT,
+  headers: ExtraHeaders = {},
 ): Promise<Record<string, unknown>> {
-  const answer = await rpc(url, method, params, framing);
+  const answer = await rpc(url, method, params, framing, headers);
   if (!answer.result)
     throw new Error(`${method} answered ${answer.httpStatus} ${JSON.stringify(answer.error)}`);
   return answer.result;

@@ -1,0 +1,45 @@
+// Idempotent starts: with an idempotency_key the task id is an HMAC of (server secret, principal,
+// tool, key), so a retried start names the same workflow and Temporal's use-existing policy hands
+// back the run already there. Reusing a key with other arguments is refused. Pure.
+import { createHmac } from 'node:crypto';
+import type { ProtocolError } from '@modelcontextprotocol/server';
+import { invalidParams } from './json-rpc-errors.ts';
+import { TASK_ID_PREFIX } from './task-id.ts';
+
+/** A task id for (principal, tool, key): 128 bits of the HMAC, shaped like a random task id. */
+export function keyedTaskId(secret: Buffer, principal: string, tool: string, key: string): string {
+  const mac = createHmac('sha256', secret).update(JSON.stringify(['mcp-task-id/v1', principal, tool, key]));
+  return `${TASK_ID_PREFIX}${mac.digest().subarray(0, 16).toString('base64url')}`;
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v]) => [k, canonical(v)]),
+    );
+  }
+  return value;
+}
+
+/** The argument names whose values differ between the stored start and this one (sorted). */
+export function differingArguments(
+  stored: Record<string, unknown>,
+  given: Record<string, unknown>,
+): string[] {
+  const names = new Set([...Object.keys(stored), ...Object.keys(given)]);
+  return [...names]
+    .filter((name) => JSON.stringify(canonical(stored[name])) !== JSON.stringify(canonical(given[name])))
+    .sort();
+}
+
+export function idempotencyConflict(key: string, tool: string, fields: string[]): ProtocolError {
+  return invalidParams(
+    `Invalid arguments for tool ${tool}: idempotency_key conflict: the key "${key}" was already used for a ` +
+      `${tool} call with different arguments (${fields.join(', ')}); use a new idempotency_key for a new request, ` +
+      'or repeat the original arguments to get the original task',
+  );
+}

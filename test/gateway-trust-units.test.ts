@@ -1,0 +1,184 @@
+// The trust pieces that need no server: token parsing and comparison, the bind check, the server
+// secret, keyed task ids, argument comparison, the poll rate limiter and the limits' settings.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { assertSafeBind, authTokensFromEnv, parseAuthTokens, principalForToken } from '../gateway/auth.ts';
+import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
+import { differingArguments, keyedTaskId } from '../gateway/idempotency.ts';
+import { PollRateLimiter, polledTaskId } from '../gateway/limits.ts';
+import { loadServerSecret, SECRET_FILE_NAME } from '../gateway/server-secret.ts';
+import { TASK_ID_PREFIX } from '../gateway/task-id.ts';
+
+const ALICE = 'alice-token-0123456789';
+const BOB = 'bob-token-9876543210ab';
+
+describe('bearer tokens', () => {
+  test('principal:token pairs separated by commas, spaces or lines; # comments in files', () => {
+    const tokens = parseAuthTokens(`# team\nalice:${ALICE}\n\nbob:${BOB}, carol:${'c'.repeat(20)}`, 'test');
+    assert.deepEqual([...tokens.keys()], ['alice', 'bob', 'carol']);
+    assert.equal(tokens.get('bob'), BOB);
+  });
+
+  test('bad lists are refused, naming the problem and never echoing a token', () => {
+    for (const [text, problem] of [
+      [`alice${ALICE}`, /not a valid principal/],
+      [`:${ALICE}`, /not a valid principal/],
+      ['alice:short', /shorter than 16/],
+      [`alice:${ALICE},alice:${BOB}`, /listed twice/],
+      [`alice:${ALICE},bob:${ALICE}`, /share a token/],
+      [`al ice:${ALICE}`, /not a valid principal/],
+    ] as const) {
+      assert.throws(
+        () => parseAuthTokens(text, 'MCP_AUTH_TOKENS'),
+        (err: Error) => {
+          assert.match(err.message, problem);
+          assert.doesNotMatch(err.message, new RegExp(ALICE));
+          return true;
+        },
+      );
+    }
+  });
+
+  test('a token maps to its principal; anything else to none', () => {
+    const tokens = parseAuthTokens(`alice:${ALICE},bob:${BOB}`, 'test');
+    assert.equal(principalForToken(tokens, ALICE), 'alice');
+    assert.equal(principalForToken(tokens, BOB), 'bob');
+    for (const wrong of ['', ALICE.slice(0, -1), `${ALICE}x`, ALICE.toUpperCase()]) {
+      assert.equal(principalForToken(tokens, wrong), undefined, wrong);
+    }
+  });
+
+  test('from MCP_AUTH_TOKENS or MCP_AUTH_TOKENS_FILE, not both', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tokens-'));
+    try {
+      const file = join(dir, 'tokens');
+      writeFileSync(file, `alice:${ALICE}\n`);
+      assert.deepEqual([...authTokensFromEnv({ MCP_AUTH_TOKENS_FILE: file }).keys()], ['alice']);
+      assert.deepEqual([...authTokensFromEnv({ MCP_AUTH_TOKENS: `bob:${BOB}` }).keys()], ['bob']);
+      assert.equal(authTokensFromEnv({}).size, 0);
+      assert.throws(
+        () => authTokensFromEnv({ MCP_AUTH_TOKENS: `bob:${BOB}`, MCP_AUTH_TOKENS_FILE: file }),
+        /not both/,
+      );
+      assert.throws(() => authTokensFromEnv({ MCP_AUTH_TOKENS_FILE: join(dir, 'missing') }), /cannot read/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('without tokens only a loopback bind is allowed', () => {
+    const none = new Map<string, string>();
+    for (const host of ['127.0.0.1', 'localhost', '::1', '127.0.0.2']) assertSafeBind(host, none);
+    for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.com']) {
+      assert.throws(() => assertSafeBind(host, none), /refusing to listen on .* without authentication/);
+      assertSafeBind(host, parseAuthTokens(`alice:${ALICE}`, 'test'));
+    }
+    assert.throws(() => gatewayConfig({ MCP_HOST: '0.0.0.0' }), /MCP_AUTH_TOKENS/);
+  });
+});
+
+describe('server secret', () => {
+  test('generated once under the data folder (mode 600) and kept', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'secret-'));
+    try {
+      const first = loadServerSecret({ MCP_DATA_DIR: join(dir, 'data') });
+      const path = join(dir, 'data', SECRET_FILE_NAME);
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      assert.ok(first.secret.length >= 32);
+      assert.deepEqual(loadServerSecret({ MCP_DATA_DIR: join(dir, 'data') }).secret, first.secret);
+      assert.equal(readFileSync(path, 'utf8').trim(), first.secret.toString());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('from MCP_SERVER_SECRET or MCP_SERVER_SECRET_FILE; short secrets refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'secret-'));
+    try {
+      const value = 's'.repeat(40);
+      assert.equal(loadServerSecret({ MCP_SERVER_SECRET: value }).secret.toString(), value);
+      writeFileSync(join(dir, 'secret'), `${value}\n`);
+      assert.equal(
+        loadServerSecret({ MCP_SERVER_SECRET_FILE: join(dir, 'secret') }).secret.toString(),
+        value,
+      );
+      assert.throws(() => loadServerSecret({ MCP_SERVER_SECRET: 'short' }), /at least 32/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('keyed task ids', () => {
+  const secret = Buffer.from('k'.repeat(40));
+  test('the same (principal, tool, key) gives the same id; any other part or secret another', () => {
+    const id = keyedTaskId(secret, 'alice', 'start_mining', 'job-1');
+    assert.equal(id, keyedTaskId(secret, 'alice', 'start_mining', 'job-1'));
+    assert.match(id, new RegExp(`^${TASK_ID_PREFIX}[A-Za-z0-9_-]{22}$`));
+    const others = [
+      keyedTaskId(secret, 'bob', 'start_mining', 'job-1'),
+      keyedTaskId(secret, 'alice', 'other_tool', 'job-1'),
+      keyedTaskId(secret, 'alice', 'start_mining', 'job-2'),
+      keyedTaskId(Buffer.from('x'.repeat(40)), 'alice', 'start_mining', 'job-1'),
+      // No ambiguity from where one part ends and the next begins.
+      keyedTaskId(secret, 'alice', 'start_miningjob-1', ''),
+    ];
+    assert.equal(new Set([id, ...others]).size, 6);
+  });
+
+  test('arguments compare by value, whatever the key order', () => {
+    assert.deepEqual(differingArguments({ a: 1, b: { x: 1, y: 2 } }, { b: { y: 2, x: 1 }, a: 1 }), []);
+    assert.deepEqual(differingArguments({ difficulty: 8, blocks: 1 }, { difficulty: 9, blocks: 1 }), [
+      'difficulty',
+    ]);
+    assert.deepEqual(differingArguments({ difficulty: 8 }, { difficulty: 8, data: 'x' }), ['data']);
+  });
+});
+
+describe('poll rate limiting', () => {
+  test('a poll sooner than the interval is refused with the time left; others pass', () => {
+    let now = 1_000;
+    const limiter = new PollRateLimiter(500, () => now);
+    assert.equal(limiter.check('alice', 't1'), 0);
+    now += 200;
+    assert.equal(limiter.check('alice', 't1'), 300);
+    assert.equal(limiter.check('alice', 't2'), 0, 'another task');
+    assert.equal(limiter.check('bob', 't1'), 0, 'another principal');
+    now += 300;
+    assert.equal(limiter.check('alice', 't1'), 0, 'refused polls do not move the clock');
+    now += 10_000;
+    limiter.check('carol', 't9');
+    assert.equal(limiter.size, 1, 'old entries are forgotten');
+  });
+
+  test('polls are tasks/get and get_mining_result', () => {
+    assert.equal(polledTaskId({ method: 'tasks/get', params: { taskId: 't' } }), 't');
+    assert.equal(
+      polledTaskId({
+        method: 'tools/call',
+        params: { name: 'get_mining_result', arguments: { workflow_id: 'w' } },
+      }),
+      'w',
+    );
+    assert.equal(
+      polledTaskId({ method: 'tools/call', params: { name: 'start_mining', arguments: {} } }),
+      undefined,
+    );
+    assert.equal(polledTaskId([]), undefined);
+  });
+
+  test('settings: off by default, never above the advertised poll interval', () => {
+    const config = gatewayConfig({});
+    assert.equal(config.pollMinIntervalMs, 0);
+    assert.equal(config.maxRunningTasks, DEFAULTS.maxRunningTasks);
+    assert.equal(config.bodyLimitBytes, DEFAULTS.bodyLimitBytes);
+    assert.equal(gatewayConfig({ MCP_POLL_MIN_INTERVAL_MS: '1500' }).pollMinIntervalMs, 1500);
+    assert.throws(
+      () => gatewayConfig({ MCP_POLL_INTERVAL_MS: '1000', MCP_POLL_MIN_INTERVAL_MS: '1500' }),
+      /MCP_POLL_MIN_INTERVAL_MS/,
+    );
+  });
+});
