@@ -1,0 +1,43 @@
+// Reads the gateway's GET /metrics (Prometheus text) into samples, to compare scrapes.
+
+export type Samples = Map<string, number>;
+
+/** `name{a="x",b="y"}` with labels sorted, the key of a sample. */
+export function sampleKey(name: string, labels: Record<string, string> = {}): string {
+  const pairs = Object.keys(labels)
+    .sort()
+    .map((key) => `${key}="${labels[key]}"`);
+  return pairs.length === 0 ? name : `${name}{${pairs.join(',')}}`;
+}
+
+export function parseMetrics(text: string): Samples {
+  const samples: Samples = new Map();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
+    if (!match) continue;
+    const labels: Record<string, string> = {};
+    const [, name = '', labelText = '', value = ''] = match;
+    for (const [, key = '', text = ''] of labelText.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
+      labels[key] = text;
+    samples.set(sampleKey(name, labels), Number(value));
+  }
+  return samples;
+}
+
+export async function scrape(origin: string): Promise<Samples> {
+  const response = await fetch(new URL('/metrics', origin));
+  if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}`);
+  return parseMetrics(await response.text());
+}
+
+/** How much a sample grew between two scrapes (a sample absent before counts from 0). */
+export function delta(
+  before: Samples,
+  after: Samples,
+  name: string,
+  labels?: Record<string, string>,
+): number {
+  const key = sampleKey(name, labels);
+  return (after.get(key) ?? 0) - (before.get(key) ?? 0);
+}
