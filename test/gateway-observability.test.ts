@@ -126,6 +126,62 @@ describe('Temporal Web UI visibility', () => {
   });
 });
 
+describe('an operator cancels or terminates a run', () => {
+  async function startEndless(framing = TASKS_CLIENT): Promise<string> {
+    const answer = await rpcResult(
+      gateway.url,
+      'tools/call',
+      { name: 'start_mining', arguments: ENDLESS },
+      framing,
+    );
+    const id = String(answer.resultType === 'task' ? answer.taskId : structured(answer).workflow_id);
+    started.push(id);
+    return id;
+  }
+
+  test('cancelled in Temporal: tasks/get says cancelled, get_mining_result says cancelled', async () => {
+    assert.ok(temporal);
+    const taskId = await startEndless();
+    const workflowId = await startEndless(PLAIN_CLIENT);
+    for (const id of [taskId, workflowId]) {
+      const handle = temporal.client.workflow.getHandle(id);
+      await handle.cancel();
+      await handle.result().catch(() => {});
+    }
+    const task = await rpcResult(gateway.url, 'tasks/get', { taskId });
+    assert.equal(task.status, 'cancelled');
+    const poll = await rpcResult(
+      gateway.url,
+      'tools/call',
+      { name: 'get_mining_result', arguments: { workflow_id: workflowId } },
+      PLAIN_CLIENT,
+    );
+    assert.equal(structured(poll).status, 'cancelled');
+  });
+
+  test('terminated in Temporal: failed with reason "terminated", for both kinds of client', async () => {
+    assert.ok(temporal);
+    const taskId = await startEndless();
+    const workflowId = await startEndless(PLAIN_CLIENT);
+    for (const id of [taskId, workflowId]) await temporal.client.workflow.getHandle(id).terminate('stuck');
+    const task = await rpcResult(gateway.url, 'tasks/get', { taskId });
+    assert.equal(task.status, 'failed');
+    const error = task.error as { code: number; message: string; data: { reason: string } };
+    assert.equal(error.code, -32603);
+    assert.equal(error.data.reason, 'terminated');
+    assert.match(error.message, /^The mining run was terminated/);
+    const poll = await rpcResult(
+      gateway.url,
+      'tools/call',
+      { name: 'get_mining_result', arguments: { workflow_id: workflowId } },
+      PLAIN_CLIENT,
+    );
+    assert.equal(poll.isError, true);
+    assert.equal(structured(poll).status, 'failed');
+    assert.equal(structured(poll).reason, 'terminated');
+  });
+});
+
 describe('GET /metrics', () => {
   test('serves Prometheus text with the gateway metrics and the process metrics', async () => {
     const response = await fetch(new URL('/metrics', gateway.origin));
