@@ -24,6 +24,7 @@ import {
   type MineChainInput,
   progressQuery,
 } from '../workflows/contract.ts';
+import { withHardDeadline } from './deadline.ts';
 import type { ExecutionState, ExecutionView, LiveProgress } from './execution.ts';
 import { metrics } from './metrics.ts';
 import type { Caller, MiningBackend, StartRequest, WaitOutcome } from './mining-backend.ts';
@@ -76,7 +77,8 @@ export class TemporalMining implements MiningBackend {
   private call<T>(fn: () => Promise<T>, timeoutMs = this.options.callTimeoutMs): Promise<T> {
     const own = Date.now() + timeoutMs;
     const shared = this.sharedDeadline.getStore();
-    return this.client.withDeadline(shared === undefined ? own : Math.min(own, shared), fn);
+    const deadline = shared === undefined ? own : Math.min(own, shared);
+    return withHardDeadline(deadline, () => this.client.withDeadline(deadline, fn));
   }
 
   /**
