@@ -7,8 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../gateway/app.ts';
 import { gatewayConfig } from '../gateway/config.ts';
 import { scrubSecrets } from '../gateway/logging.ts';
-import { FakeBackend } from './support/gateway-fake-backend.ts';
+import { TemporalMining } from '../gateway/temporal-mining.ts';
 import { PLAIN_CLIENT, rpcResult } from './support/mcp-http.ts';
+import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
 
 const SECRET = 'tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 
@@ -18,16 +19,25 @@ let lines: Line[] = [];
 let app: FastifyInstance;
 let origin: string;
 let url: URL;
+let temporal: TestTemporal;
 
 before(async () => {
+  // A real dev server and no worker: the runs these tests start stay running.
+  temporal = await startTestTemporal();
   const stream = new Writable({
     write(chunk, _encoding, done) {
       for (const text of chunk.toString().split('\n')) if (text.trim()) lines.push(JSON.parse(text));
       done();
     },
   });
-  app = buildApp(gatewayConfig({ MCP_PORT: '0' }), {
-    backend: new FakeBackend(),
+  const config = gatewayConfig({ MCP_PORT: '0', MCP_WAIT_BUDGET_MS: '0', MCP_QUERY_TIMEOUT_MS: '300' });
+  app = buildApp(config, {
+    backend: new TemporalMining(temporal.client, {
+      taskQueue: `gateway-logging-${process.pid}`,
+      namespace: 'default',
+      callTimeoutMs: config.temporalTimeoutMs,
+      queryTimeoutMs: config.queryTimeoutMs,
+    }),
     logger: { level: 'trace', stream },
   });
   origin = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -36,6 +46,7 @@ before(async () => {
 
 after(async () => {
   await app?.close();
+  await temporal?.close();
 });
 
 /** The lines one request logged, by the id Fastify gave it. */
