@@ -30,6 +30,7 @@ export function buildApp(config: GatewayConfig, deps: AppDeps): FastifyInstance 
     backend: withWaitMetrics(deps.backend),
     waitBudgetMs: config.waitBudgetMs,
     timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
+    approval: config.approval,
     authTokens: config.authTokens,
     bodyLimitBytes: config.bodyLimitBytes,
     pollMinIntervalMs: config.pollMinIntervalMs,

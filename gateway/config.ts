@@ -1,6 +1,7 @@
 // Gateway settings from the environment: where to listen, how long a call may wait, how tasks are
 // advertised. Temporal's own settings (address, namespace, task queue, TLS) come from temporalEnv().
 import { type TemporalEnv, temporalEnv } from '../lib/temporal-env.ts';
+import type { ApprovalPolicy } from './approval-policy.ts';
 import { type AuthTokens, assertSafeBind, authTokensFromEnv } from './auth.ts';
 
 export interface GatewayConfig {
@@ -18,6 +19,8 @@ export interface GatewayConfig {
   temporalTimeoutMs: number;
   /** Longest /readyz waits for Temporal before answering 503. */
   readyTimeoutMs: number;
+  /** When a run must pause for a person's approval before publishing, and for how long. */
+  approval: ApprovalPolicy;
   /** principal → bearer token (MCP_AUTH_TOKENS / MCP_AUTH_TOKENS_FILE); empty: no auth, loopback only. */
   authTokens: AuthTokens;
   /** Running tasks one principal may have at once; 0: no cap. */
@@ -38,6 +41,7 @@ export const DEFAULTS = {
   queryTimeoutMs: 1_500,
   temporalTimeoutMs: 4_000,
   readyTimeoutMs: 2_000,
+  approvalTimeoutMs: 60 * 60 * 1000,
   maxRunningTasks: 100,
   pollMinIntervalMs: 0,
   bodyLimitBytes: 64 * 1024,
@@ -79,6 +83,17 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
       pollIntervalMs,
     ),
     bodyLimitBytes: integer(env, 'MCP_MAX_BODY_BYTES', DEFAULTS.bodyLimitBytes, 1024, 16 * 1024 * 1024),
+    approval: {
+      // 0 (the default) asks for approval only when the caller sets require_approval.
+      thresholdHashes: integer(env, 'MCP_APPROVAL_THRESHOLD_HASHES', 0, 0, Number.MAX_SAFE_INTEGER),
+      timeoutMs: integer(
+        env,
+        'MCP_APPROVAL_TIMEOUT_MS',
+        DEFAULTS.approvalTimeoutMs,
+        1_000,
+        7 * 24 * 60 * 60 * 1000,
+      ),
+    },
     temporal: temporalEnv(env),
   };
 }

@@ -1,5 +1,6 @@
 // A fresh MCP server for one request: the mining tools and the Tasks methods, bound to the caller.
 import { Server } from '@modelcontextprotocol/server';
+import type { ApprovalPolicy } from './approval-policy.ts';
 import { TASKS_EXTENSION } from './capabilities.ts';
 import type { Caller, MiningBackend } from './mining-backend.ts';
 import { miningTools } from './mining-tools.ts';
@@ -18,6 +19,7 @@ export interface McpServerDeps {
   backend: MiningBackend;
   waitBudgetMs: number;
   timing: TaskTiming;
+  approval?: ApprovalPolicy;
 }
 
 export function createMcpServer(deps: McpServerDeps, caller: Caller): Server {

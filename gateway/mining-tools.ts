@@ -2,10 +2,12 @@
 // budget, then answers in one of three shapes: the result inline; a task handle for a request that
 // declared the Tasks extension; otherwise the start/poll "running" JSON.
 import type { Server } from '@modelcontextprotocol/server';
+import type { ApprovalPolicy } from './approval-policy.ts';
 import { declaresTasksExtension } from './capabilities.ts';
 import type { ExecutionView } from './execution.ts';
 import type { Caller, MiningBackend } from './mining-backend.ts';
 import { requestOrigin } from './request-origin.ts';
+import { respondTool } from './respond-tool.ts';
 import { notFoundJson, startPollJson, toolResult } from './start-poll.ts';
 import { createTaskResult, type TaskTiming } from './task-mapping.ts';
 import { defineTool, type ToolDefinition } from './tool-catalog.ts';
@@ -16,6 +18,7 @@ export interface MiningToolsDeps {
   backend: MiningBackend;
   waitBudgetMs: number;
   timing: TaskTiming;
+  approval?: ApprovalPolicy;
 }
 
 export function miningTools(server: Server, deps: MiningToolsDeps, caller: Caller): ToolDefinition[] {
@@ -32,7 +35,7 @@ export function miningTools(server: Server, deps: MiningToolsDeps, caller: Calle
     handler: async (args, ctx) => {
       const { workflowId } = await backend.start(
         {
-          input: mineChainInput(args),
+          input: mineChainInput(args, deps.approval),
           tool: 'start_mining',
           arguments: args,
           idempotencyKey: args.idempotency_key,
@@ -80,5 +83,5 @@ export function miningTools(server: Server, deps: MiningToolsDeps, caller: Calle
     },
   });
 
-  return [startMining, getMiningResult, cancelMining];
+  return [startMining, getMiningResult, cancelMining, respondTool(deps, caller)];
 }

@@ -2,6 +2,7 @@
 import * as z from 'zod/v4';
 import type { MineChainInput } from '../workflows/contract.ts';
 import { LIMITS } from '../workflows/limits.ts';
+import { type ApprovalPolicy, needsApproval } from './approval-policy.ts';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
 
@@ -51,13 +52,33 @@ const workflowId = z
 
 export const workflowIdArgs = z.object({ workflow_id: workflowId });
 
-export function mineChainInput(args: StartMiningArgs): MineChainInput {
-  return {
+export const respondArgs = z.object({
+  workflow_id: workflowId,
+  key: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe('The key of the input request being answered, exactly as it appears in input_requests.'),
+  action: z
+    .enum(['accept', 'decline', 'cancel'])
+    .describe(
+      '"accept" with the form content, "decline" when the person says no, "cancel" when they dismiss it.',
+    ),
+  content: z
+    .record(z.string().max(100), z.union([z.string().max(1_000), z.number(), z.boolean()]))
+    .optional()
+    .describe('The person\'s answers to the form fields (for accept), e.g. {"approve": true, "note": "ok"}.'),
+});
+
+export function mineChainInput(args: StartMiningArgs, approval?: ApprovalPolicy): MineChainInput {
+  const input: MineChainInput = {
     difficulty: args.difficulty,
     blocks: args.blocks,
     data: args.data ?? '',
     ...(args.require_approval === undefined ? {} : { requireApproval: args.require_approval }),
   };
+  if (!approval || !needsApproval(input, approval)) return input;
+  return { ...input, requireApproval: true, approvalTimeoutMs: approval.timeoutMs };
 }
 
 /** tasks/* params. */
