@@ -85,7 +85,7 @@ function overheadSection(o: OverheadResult): string {
     'One call at a time, the sides in rotating order on every round. The gateway runs as its own process',
     '(wait budget 0, so `tools/call` answers with a task at once); the raw side is a Temporal client in',
     'the bench process. "raw start + describe" is the same Temporal calls the gateway makes for a task',
-    'handle, made directly.',
+    'handle, made directly (every other round).',
     '',
     table(LATENCY_HEADER, [
       latencyRow('MCP `tools/call` → `CreateTaskResult` (HTTP)', o.createViaGateway),
@@ -220,8 +220,8 @@ export function renderReport(r: BenchResults): string {
       `## 4. Scale: ${first.tasks} running tasks`,
       '',
       `The gateway as its own process (a fresh one per variant, wait budget 1 s), ${first.inFlight} requests`,
-      'in flight. Every task is created with `tools/call`, polled with `tasks/get` while all of them run,',
-      'then cancelled with `tasks/cancel`. RSS from /proc/<pid>/status.',
+      'in flight. Every task is created with `tools/call` and polled with `tasks/get` while all of them',
+      'run; the first variant then cancels every one with `tasks/cancel`. RSS from /proc/<pid>/status.',
     );
     for (const scale of r.scale) parts.push('', scaleSection(scale));
   }
