@@ -23,7 +23,7 @@ const BOOTSTRAP = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
 const MAX_DEATHS_IN_A_ROW = 3;
 
 const FIRST_CHUNK = 1 << 14;
-/** About 70 ms of one thread's work on this machine's fast core. */
+/** About 40 ms of one thread's work on the native core here, 70 ms on the WebAssembly one. */
 const MAX_CHUNK = 1 << 20;
 
 export interface SearchOptions {
