@@ -298,8 +298,12 @@ function grpcCodeIs(err: unknown, ...codes: number[]): boolean {
   return false;
 }
 
+/**
+ * The call ran out of its deadline. Temporal answers an unanswerable query either way depending on
+ * timing: DEADLINE_EXCEEDED (4) or, when its own context ends first, CANCELLED (1).
+ */
 function isDeadline(err: unknown): boolean {
-  return grpcCodeIs(err, 4) || /deadline/i.test((err as Error)?.message ?? '');
+  return grpcCodeIs(err, 4, 1) || /deadline/i.test((err as Error)?.message ?? '');
 }
 
 /** Cancel/signal on a run that closed after we described it: nothing left to do. */
