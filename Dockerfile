@@ -3,8 +3,10 @@
 # Node 26 is the current LTS line; override with --build-arg NODE_VERSION=<major>.
 ARG NODE_VERSION=26
 
-# Build stage: all dependencies, then the prebuilt workflow bundle, so workers start without webpack.
+# Build stage: all dependencies, the prebuilt workflow bundle (workers start without webpack) and
+# the native miner core (the C compiler stays in this stage).
 FROM node:${NODE_VERSION}-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -14,7 +16,7 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker
 COPY scripts ./scripts
-RUN npm run build:workflows
+RUN npm run build:workflows && npm run build:native
 
 # Runtime stage: production dependencies only (tsx among them: the processes run TypeScript
 # through it), the sources the processes load, and the bundle from the build stage.
@@ -31,6 +33,7 @@ COPY worker ./worker
 COPY gateway ./gateway
 COPY scripts/worker-healthcheck.ts ./scripts/worker-healthcheck.ts
 COPY --from=build /app/dist/workflow-bundle.js ./dist/workflow-bundle.js
+COPY --from=build /app/dist/native ./dist/native
 ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js
 # The files stay root-owned and read-only to the process.
 USER node

@@ -129,7 +129,10 @@ function copiedInto(stage: string, path: string): boolean {
   });
   const fromStage = inStage(stage, 'COPY')
     .filter((copy) => copy.args.includes('--from='))
-    .some((copy) => normalize(copy.args.split(/\s+/).at(-1) as string) === path);
+    .some((copy) => {
+      const destination = normalize(copy.args.split(/\s+/).at(-1) as string).replace(/\/$/, '');
+      return path === destination || path.startsWith(`${destination}/`);
+    });
   return fromContext || fromStage;
 }
 

@@ -102,7 +102,7 @@ describe('discovery', () => {
       const v1Caps = v1.getServerCapabilities() as { extensions?: Record<string, unknown> } | undefined;
       assert.deepEqual(v1Caps?.extensions?.['io.modelcontextprotocol/tasks'], {});
       const tools = (await v2.listTools()).tools.map((tool) => tool.name).sort();
-      assert.deepEqual(tools, ['cancel_mining', 'get_mining_result', 'start_mining']);
+      assert.deepEqual(tools, ['cancel_mining', 'get_mining_result', 'respond_to_mining', 'start_mining']);
     } finally {
       await v2.close();
       await v1.close();
