@@ -15,8 +15,10 @@ export const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { bac
     const tooSlow = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${readyTimeoutMs} ms`)), readyTimeoutMs);
     });
+    const ping = backend.ping(readyTimeoutMs);
+    ping.catch(() => {}); // once the bound has answered 503, a late failure has no one to tell
     try {
-      await Promise.race([backend.ping(readyTimeoutMs), tooSlow]);
+      await Promise.race([ping, tooSlow]);
       return { status: 'ready', temporal: 'reachable' };
     } catch (err) {
       reply.code(503);
