@@ -7,20 +7,32 @@ import { type ApprovalPolicy, needsApproval } from './approval-policy.ts';
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
 
 // Strict: an unknown or misspelt argument (say `idempotencyKey`) is refused, not silently dropped.
+/**
+ * The default call: about 2^31 hashes a block, some 40 s each on a two-core worker with the native
+ * core (about 70 s with the WebAssembly one), so three blocks outlast the default 20 s wait budget
+ * and the demo shows the task / start-poll path. Small difficulties finish inline.
+ */
+export const DEFAULT_DIFFICULTY = 31;
+export const DEFAULT_BLOCKS = 3;
+
 export const startMiningArgs = z.strictObject({
   difficulty: z
     .int()
     .min(LIMITS.difficulty.min)
     .max(LIMITS.difficulty.max)
+    .default(DEFAULT_DIFFICULTY)
     .describe(
-      `Leading zero bits each block hash must have (${LIMITS.difficulty.min}-${LIMITS.difficulty.max}). ` +
-        'Each extra bit doubles the work: about 2^difficulty hashes per block.',
+      `Leading zero bits each block hash must have (${LIMITS.difficulty.min}-${LIMITS.difficulty.max}, ` +
+        `default ${DEFAULT_DIFFICULTY}). Each extra bit doubles the work: about 2^difficulty hashes per block.`,
     ),
   blocks: z
     .int()
     .min(LIMITS.blocks.min)
     .max(LIMITS.blocks.max)
-    .describe(`Number of blocks to mine, one after another (${LIMITS.blocks.min}-${LIMITS.blocks.max}).`),
+    .default(DEFAULT_BLOCKS)
+    .describe(
+      `Number of blocks to mine, one after another (${LIMITS.blocks.min}-${LIMITS.blocks.max}, default ${DEFAULT_BLOCKS}).`,
+    ),
   data: z
     .string()
     .max(LIMITS.dataMaxLength)

@@ -6,6 +6,8 @@ import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
 import { newTaskId, TASK_ID_PREFIX } from '../gateway/task-id.ts';
 import { describeIssues, listedTool } from '../gateway/tool-catalog.ts';
 import {
+  DEFAULT_BLOCKS,
+  DEFAULT_DIFFICULTY,
   inputResponsesSchema,
   mineChainInput,
   startMiningArgs,
@@ -23,10 +25,20 @@ describe('start_mining arguments', () => {
       { difficulty: 8.5, blocks: 1 },
       { difficulty: 8, blocks: LIMITS.blocks.max + 1 },
       { difficulty: 8, blocks: 1, data: 'x'.repeat(LIMITS.dataMaxLength + 1) },
-      { blocks: 1 },
+      { difficulty: '8', blocks: 1 },
     ]) {
       assert.equal(startMiningArgs.safeParse(bad).success, false, JSON.stringify(bad).slice(0, 80));
     }
+  });
+
+  test('a call without difficulty or blocks gets the defaults, sized to outlast the wait budget', () => {
+    const parsed = startMiningArgs.parse({});
+    assert.equal(parsed.difficulty, DEFAULT_DIFFICULTY);
+    assert.equal(parsed.blocks, DEFAULT_BLOCKS);
+    assert.equal(DEFAULT_DIFFICULTY, 31);
+    assert.equal(DEFAULT_BLOCKS, 3);
+    // Even at 200 M hashes/s the default run takes longer than the default budget.
+    assert.ok((DEFAULT_BLOCKS * 2 ** DEFAULT_DIFFICULTY) / 200e6 > DEFAULTS.waitBudgetMs / 1000);
   });
 
   test('errors name the field', () => {
