@@ -78,7 +78,9 @@ export class TemporalMining implements MiningBackend {
     const own = Date.now() + timeoutMs;
     const shared = this.sharedDeadline.getStore();
     const deadline = shared === undefined ? own : Math.min(own, shared);
-    return withHardDeadline(deadline, () => this.client.withDeadline(deadline, fn));
+    return withHardDeadline(deadline, (signal) =>
+      this.client.withAbortSignal(signal, () => this.client.withDeadline(deadline, fn)),
+    );
   }
 
   /**

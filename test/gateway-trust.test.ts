@@ -3,6 +3,7 @@
 // cap, poll rate limiting, and a table of bad inputs, each with its exact HTTP status and JSON-RPC
 // code and proof that none of them started a workflow.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -32,8 +33,11 @@ let worker: WorkerProcess;
 let gateway: TestGateway;
 const gateways: TestGateway[] = [];
 let speed: MinerSpeed;
-/** A block of about two minutes: runs that are only ever cancelled. */
-let endless: { difficulty: number; blocks: number };
+/**
+ * Runs that are only ever cancelled: a block at the highest difficulty (about 2^40 hashes, hours
+ * on any machine), with data of its own so its nonce is not one a fixed input happens to find early.
+ */
+const endless = () => ({ difficulty: 40, blocks: 1, data: randomUUID() });
 
 async function gatewayWith(env: Record<string, string>, options: { pollIntervalMs?: number } = {}) {
   const started = await startGateway({
@@ -55,7 +59,6 @@ before(async () => {
   gateways.push(open);
   await worker.ready;
   speed = await calibrate(open.url);
-  endless = { difficulty: difficultyFor(speed, 120), blocks: 1 };
 });
 
 after(async () => {
@@ -75,7 +78,7 @@ async function startEndless(principal: keyof typeof TOKENS, target = gateway): P
   const created = await rpcResult(
     target.url,
     'tools/call',
-    { name: 'start_mining', arguments: endless },
+    { name: 'start_mining', arguments: endless() },
     TASKS_CLIENT,
     as(principal),
   );
@@ -341,7 +344,7 @@ describe('running-task cap', () => {
     const refused = await rpc(
       capped.url,
       'tools/call',
-      { name: 'start_mining', arguments: endless },
+      { name: 'start_mining', arguments: endless() },
       TASKS_CLIENT,
       as('capped'),
     );
@@ -363,7 +366,7 @@ describe('running-task cap', () => {
         const answer = await rpc(
           capped.url,
           'tools/call',
-          { name: 'start_mining', arguments: endless },
+          { name: 'start_mining', arguments: endless() },
           TASKS_CLIENT,
           as('capped'),
         );
@@ -541,8 +544,8 @@ const BAD_INPUTS: BadInput[] = [
     message: /difficulty/,
   },
   {
-    name: 'blocks missing',
-    send: () => start({ difficulty: 8 }),
+    name: 'blocks null',
+    send: () => start({ difficulty: 8, blocks: null }),
     status: 200,
     code: -32602,
     message: /blocks/,

@@ -68,6 +68,9 @@ export async function startGateway(options: GatewayOptions): Promise<TestGateway
     temporal,
     async close() {
       await app.close();
+      // A connection attempt still pending (Temporal down) must settle first: closing under it
+      // throws "Channel has been shut down" from inside the client.
+      await temporal.connection.ensureConnected().catch(() => {});
       await temporal.connection.close();
     },
   };
