@@ -1,12 +1,14 @@
 // What the numbers were measured on: date, cores, CPU model, Node.js version.
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 
 export interface Machine {
   date: string;
   nproc: number;
   cpuModel: string;
   node: string;
+  /** 1-minute load average when the run began: above the core count, other work shared the cores. */
+  loadAverage?: number;
 }
 
 function cpuModel(): string {
@@ -26,9 +28,11 @@ export function describeMachine(): Machine {
     nproc: availableParallelism(),
     cpuModel: cpuModel(),
     node: process.version,
+    loadAverage: loadavg()[0],
   };
 }
 
 export function machineLine(m: Machine): string {
-  return `${m.date}; ${m.nproc} cores (nproc), CPU "${m.cpuModel}"; Node.js ${m.node}`;
+  const load = m.loadAverage === undefined ? '' : `; load average ${m.loadAverage.toFixed(2)} at the start`;
+  return `${m.date}; ${m.nproc} cores (nproc), CPU "${m.cpuModel}"; Node.js ${m.node}${load}`;
 }
