@@ -2,57 +2,39 @@
 // through tasks/update (Tasks clients) or respond_to_mining (start/poll clients), or never comes.
 // Real dev server, real worker process, the gateway on a free port, real clients over HTTP.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ChainResult } from '../workflows/contract.ts';
-import { startGateway, type TestGateway } from './support/gateway-server.ts';
+import type { TestGateway } from './support/gateway-server.ts';
 import { connectV1, structured } from './support/mcp-clients.ts';
 import { rpc, rpcResult } from './support/mcp-http.ts';
-import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
-import { startWorker, type WorkerProcess } from './support/worker-process.ts';
+import { startTestStack, type TestStack } from './support/stack.ts';
+import { eventually } from './support/temporal.ts';
 
-const TASK_QUEUE = `approval-e2e-${process.pid}`;
 const KEY = 'approve-publish-1';
 /** Mining is instant at this size; the wait is the person's. */
 const APPROVAL_JOB = { difficulty: 6, blocks: 2, data: 'needs a yes', require_approval: true };
 
-let temporal: TestTemporal | undefined;
-let worker: WorkerProcess | undefined;
+let stack: TestStack | undefined;
 let gateway: TestGateway;
 /** Approval deadline 2 s, and approval required above 1,000 estimated hashes. */
 let strict: TestGateway;
 let v1: V1Client;
-let dataDir: string;
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'approval-e2e-'));
-  temporal = await startTestTemporal();
-  worker = startWorker({
-    TEMPORAL_ADDRESS: temporal.server.address,
-    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-    MCP_DATA_DIR: dataDir,
-  });
-  gateway = await startGateway({ temporalAddress: temporal.server.address, taskQueue: TASK_QUEUE });
-  strict = await startGateway({
-    temporalAddress: temporal.server.address,
-    taskQueue: TASK_QUEUE,
+  stack = await startTestStack('approval-e2e');
+  gateway = stack.gateway;
+  strict = await stack.extraGateway({
     env: { MCP_APPROVAL_TIMEOUT_MS: '2000', MCP_APPROVAL_THRESHOLD_HASHES: '1000' },
   });
-  await worker.ready;
   v1 = await connectV1(gateway.url);
 });
 
 after(async () => {
   await v1?.close().catch(() => {});
-  await gateway?.close().catch(() => {});
-  await strict?.close().catch(() => {});
-  await worker?.stop().catch(() => {});
-  await temporal?.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stack?.close();
 });
 
 async function startTask(target: TestGateway, args: Record<string, unknown> = APPROVAL_JOB): Promise<string> {

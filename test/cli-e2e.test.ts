@@ -3,24 +3,16 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
-import { startGateway, type TestGateway } from './support/gateway-server.ts';
+import type { TestGateway } from './support/gateway-server.ts';
 import { rpcResult } from './support/mcp-http.ts';
-import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
-import { startWorker, type WorkerProcess } from './support/worker-process.ts';
+import { startTestStack, type TestStack } from './support/stack.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TASK_QUEUE = `cli-e2e-${process.pid}`;
-
-let temporal: TestTemporal | undefined;
-let worker: WorkerProcess | undefined;
+let stack: TestStack | undefined;
 let gateway: TestGateway;
-let dataDir: string;
 let slowDifficulty: number;
 
 interface CliRun {
@@ -55,23 +47,13 @@ async function runCli(args: string[], input = ''): Promise<CliRun> {
 }
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'cli-e2e-'));
-  temporal = await startTestTemporal();
-  worker = startWorker({
-    TEMPORAL_ADDRESS: temporal.server.address,
-    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-    MCP_DATA_DIR: dataDir,
-  });
-  gateway = await startGateway({ temporalAddress: temporal.server.address, taskQueue: TASK_QUEUE });
-  await worker.ready;
+  stack = await startTestStack('cli-e2e');
+  gateway = stack.gateway;
   slowDifficulty = difficultyFor(await calibrate(gateway.url), 0.5);
 });
 
 after(async () => {
-  await gateway?.close().catch(() => {});
-  await worker?.stop().catch(() => {});
-  await temporal?.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stack?.close();
 });
 
 describe('npm run call', () => {

@@ -2,9 +2,6 @@
 // and real MCP clients over HTTP (v2 with and without the Tasks extension, the ext-tasks session
 // client, the v1 client, and plain 2026-07-28 HTTP where SDK clients cannot go).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
@@ -18,7 +15,7 @@ import protos from '@temporalio/proto';
 import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal-mining.ts';
 import type { ChainResult } from '../workflows/contract.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
-import { startGateway, type TestGateway } from './support/gateway-server.ts';
+import type { TestGateway } from './support/gateway-server.ts';
 import { connectV1, connectV2, structured } from './support/mcp-clients.ts';
 import {
   PLAIN_CLIENT,
@@ -28,16 +25,14 @@ import {
   rpcResult,
   TASKS_CLIENT,
 } from './support/mcp-http.ts';
-import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
-import { startWorker, type WorkerProcess } from './support/worker-process.ts';
+import { startTestStack, type TestStack } from './support/stack.ts';
+import { eventually, type TestTemporal } from './support/temporal.ts';
 
-const TASK_QUEUE = `gateway-e2e-${process.pid}`;
 const SLOW_BLOCKS = 12;
 
+let stack: TestStack | undefined;
 let temporal: TestTemporal | undefined;
-let worker: WorkerProcess | undefined;
 let gateway: TestGateway;
-let dataDir: string | undefined;
 let speed: MinerSpeed;
 /** Twelve blocks of about 0.4 s each: well past the 1.5 s budget, done in seconds. */
 let slow: { difficulty: number; blocks: number };
@@ -45,15 +40,8 @@ let slow: { difficulty: number; blocks: number };
 let endless: { difficulty: number; blocks: number };
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'gateway-e2e-'));
-  temporal = await startTestTemporal();
-  worker = startWorker({
-    TEMPORAL_ADDRESS: temporal.server.address,
-    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-    MCP_DATA_DIR: dataDir,
-  });
-  gateway = await startGateway({ temporalAddress: temporal.server.address, taskQueue: TASK_QUEUE });
-  await worker.ready;
+  stack = await startTestStack('gateway-e2e');
+  ({ temporal, gateway } = stack);
   speed = await calibrate(gateway.url);
   slow = { difficulty: difficultyFor(speed, 0.4), blocks: SLOW_BLOCKS };
   endless = { difficulty: difficultyFor(speed, 120), blocks: 1 };
@@ -63,10 +51,7 @@ before(async () => {
 });
 
 after(async () => {
-  await gateway?.close().catch(() => {});
-  await worker?.stop().catch(() => {});
-  await temporal?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await stack?.close();
 });
 
 /** What Temporal itself holds as the run's result. */
