@@ -23,11 +23,17 @@ export interface StartRequest {
   idempotencyKey?: string;
 }
 
+export interface StartedRun {
+  workflowId: string;
+  /** When this call created the run; absent when a keyed start answered a run already there. */
+  createdAt?: Date;
+}
+
 export type WaitOutcome = { kind: 'closed'; state: ExecutionState } | { kind: 'running' };
 
 export interface MiningBackend {
   /** Starts a run; resolves once the start is durable (a view of it would succeed). */
-  start(request: StartRequest, caller: Caller): Promise<{ workflowId: string }>;
+  start(request: StartRequest, caller: Caller): Promise<StartedRun>;
   /**
    * Waits for the run to close, at most `budgetMs` (or until `signal` aborts): resolves the moment
    * it closes, or with `running` when the budget ends first. Leaves no wait behind.

@@ -33,20 +33,28 @@ export function miningTools(server: Server, deps: MiningToolsDeps, caller: Calle
     args: startMiningArgs,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     handler: async (args, ctx) => {
-      const { workflowId } = await backend.start(
+      const input = mineChainInput(args, deps.approval);
+      const started = await backend.start(
         {
-          input: mineChainInput(args, deps.approval),
+          input,
           tool: 'start_mining',
           arguments: args,
           idempotencyKey: args.idempotency_key,
         },
         { ...caller, origin: requestOrigin(server, ctx) },
       );
+      const { workflowId } = started;
       const outcome = await backend.wait(workflowId, deps.waitBudgetMs, ctx.mcpReq.signal);
       if (outcome.kind === 'closed') return answer({ workflowId, state: outcome.state });
       // A task handle needs only the run's times (tasks/get reports progress); the start/poll
       // answer carries progress, so it also queries the workflow.
       const asTask = declaresTasksExtension(server.getClientCapabilities());
+      if (asTask && started.createdAt) {
+        // This call created the run and it was running when the budget ended: nothing to describe.
+        const { createdAt } = started;
+        const state = { status: 'running' } as const;
+        return createTaskResult({ workflowId, createdAt, lastUpdatedAt: new Date(), input, state }, timing);
+      }
       const view = await backend.view(workflowId, caller, { progress: !asTask });
       if (!view) throw new Error(`the run ${workflowId} was started but cannot be found`);
       // It may have closed between the end of the budget and the describe: answer inline then.

@@ -27,7 +27,7 @@ import {
 import { withHardDeadline } from './deadline.ts';
 import type { ExecutionState, ExecutionView, LiveProgress } from './execution.ts';
 import { metrics } from './metrics.ts';
-import type { Caller, MiningBackend, StartRequest, WaitOutcome } from './mining-backend.ts';
+import type { Caller, MiningBackend, StartedRun, StartRequest, WaitOutcome } from './mining-backend.ts';
 import { completedState, stateFromResultError } from './outcome.ts';
 import type { RequestOrigin } from './request-origin.ts';
 import { runDetails, runSummary } from './run-summary.ts';
@@ -87,7 +87,7 @@ export class TemporalMining implements MiningBackend {
    * Starts a run. Everything a start does (the idempotency lookup, the running-task count, the
    * start) shares one deadline, so an unreachable Temporal fails the call within callTimeoutMs.
    */
-  start(request: StartRequest, caller: Caller): Promise<{ workflowId: string }> {
+  start(request: StartRequest, caller: Caller): Promise<StartedRun> {
     return this.sharedDeadline.run(Date.now() + this.options.callTimeoutMs, () =>
       startIdempotent(request, caller, {
         secret: this.options.serverSecret,
@@ -113,8 +113,9 @@ export class TemporalMining implements MiningBackend {
     caller: Caller,
     workflowId = newTaskId(),
     conflictPolicy?: 'USE_EXISTING',
-  ): Promise<{ workflowId: string }> {
+  ): Promise<StartedRun> {
     const { input } = request;
+    const createdAt = new Date();
     const memo: RunMemo = {
       tool: request.tool,
       arguments: request.arguments,
@@ -142,7 +143,8 @@ export class TemporalMining implements MiningBackend {
           : {}),
       }),
     );
-    return { workflowId };
+    // With USE_EXISTING the run may be an older one: its creation time is not ours to tell.
+    return conflictPolicy ? { workflowId } : { workflowId, createdAt };
   }
 
   async wait(workflowId: string, budgetMs: number, signal?: AbortSignal): Promise<WaitOutcome> {

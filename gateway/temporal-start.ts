@@ -4,7 +4,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { differingArguments, idempotencyConflict, keyedTaskId } from './idempotency.ts';
 import { runningTaskLimit } from './limits.ts';
-import type { Caller, StartRequest } from './mining-backend.ts';
+import type { Caller, StartedRun, StartRequest } from './mining-backend.ts';
 
 export interface StartSteps {
   secret: Buffer | undefined;
@@ -14,7 +14,7 @@ export interface StartSteps {
   /** 0: no cap. */
   maxRunning: number;
   /** Starts the run; with an id and USE_EXISTING for a keyed start, a fresh random id otherwise. */
-  start(workflowId?: string, conflictPolicy?: 'USE_EXISTING'): Promise<{ workflowId: string }>;
+  start(workflowId?: string, conflictPolicy?: 'USE_EXISTING'): Promise<StartedRun>;
 }
 
 async function enforceCap(caller: Caller, steps: StartSteps): Promise<void> {
@@ -27,7 +27,7 @@ export async function startIdempotent(
   request: StartRequest,
   caller: Caller,
   steps: StartSteps,
-): Promise<{ workflowId: string }> {
+): Promise<StartedRun> {
   const key = request.idempotencyKey;
   if (key === undefined) {
     await enforceCap(caller, steps);
