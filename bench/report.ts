@@ -15,6 +15,8 @@ export interface BenchResults {
   peer?: { sides: SideResult[] } | { unavailable: string };
   scale?: ScaleResult[];
   miner?: { output: string } | { unavailable: string };
+  /** The load run's table (bench/load.ts). */
+  load?: string;
   seconds?: number;
 }
 
@@ -229,5 +231,6 @@ export function renderReport(r: BenchResults): string {
     parts.push('', '## 5. Miner', '');
     parts.push('unavailable' in r.miner ? `Not run: ${r.miner.unavailable}` : r.miner.output.trim());
   }
+  if (r.load) parts.push('', '## 6. Load', '', r.load);
   return `${parts.join('\n')}\n`;
 }

@@ -1,6 +1,6 @@
 // `npm run bench`: one run that starts its own Temporal dev server, workers and gateway processes,
 // measures the gateway against raw Temporal, the completion notice, a peer side by side and 1,000
-// running tasks, then the miner; prints the tables and writes docs/benchmarks.md.
+// running tasks, the load run, then the miner; prints the tables and writes docs/benchmarks.md.
 //
 // Smaller, faster runs for trying things out: BENCH_QUICK=1 (writes no report).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { startTestTemporal } from '../test/support/temporal.ts';
 import type { BenchChild } from './child-process.ts';
 import { measureCompletionNotice } from './completion-notice.ts';
 import { bundleGateway } from './gateway-bundle.ts';
+import { renderLoad, runLoad } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { runMinerStep } from './miner-step.ts';
 import { measureOverhead } from './overhead.ts';
@@ -153,6 +154,17 @@ try {
   for (const child of children.reverse()) await child.stop().catch(() => {});
   await temporal.close();
 }
+
+const loadOptions = {
+  tasks: QUICK ? 40 : 200,
+  clients: QUICK ? 5 : 20,
+  difficulty: 18,
+  blocks: 3,
+  pollIntervalMs: 2_000,
+  deadlineMs: 10 * 60_000,
+};
+log(`6/6 load: ${loadOptions.tasks} tasks from ${loadOptions.clients} clients (its own stack)`);
+results.load = renderLoad(loadOptions, await runLoad(loadOptions));
 
 if (QUICK) results.miner = { unavailable: 'skipped in a quick run' };
 else {
