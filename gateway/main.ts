@@ -3,7 +3,7 @@ import { buildApp } from './app.ts';
 import { gatewayConfig } from './config.ts';
 import { loadServerSecret } from './server-secret.ts';
 import { createTemporalClient } from './temporal-client.ts';
-import { TemporalMining } from './temporal-mining.ts';
+import { miningOptions, TemporalMining } from './temporal-mining.ts';
 
 /** Settings that must be right before anything listens: a bad one stops the start with its reason. */
 function startupSettings() {
@@ -17,14 +17,7 @@ function startupSettings() {
 
 const { config, serverSecret } = startupSettings();
 const client = createTemporalClient(config.temporal, config.temporalTimeoutMs);
-const backend = new TemporalMining(client, {
-  taskQueue: config.temporal.taskQueue,
-  namespace: config.temporal.namespace,
-  callTimeoutMs: config.temporalTimeoutMs,
-  queryTimeoutMs: config.queryTimeoutMs,
-  serverSecret: serverSecret.secret,
-  maxRunningTasks: config.maxRunningTasks,
-});
+const backend = new TemporalMining(client, miningOptions(config, serverSecret.secret));
 const app = buildApp(config, { backend, logger: { level: process.env.LOG_LEVEL || 'info' } });
 
 const address = await app.listen({ host: config.host, port: config.port });

@@ -24,6 +24,7 @@ import {
   type MineChainInput,
   progressQuery,
 } from '../workflows/contract.ts';
+import type { GatewayConfig } from './config.ts';
 import { withHardDeadline } from './deadline.ts';
 import type { ExecutionState, ExecutionView, LiveProgress } from './execution.ts';
 import { metrics } from './metrics.ts';
@@ -58,6 +59,18 @@ export interface TemporalMiningOptions {
   serverSecret?: Buffer;
   /** Running tasks one principal may have at once; 0 or absent: no cap. */
   maxRunningTasks?: number;
+}
+
+/** The backend options a gateway configuration implies. */
+export function miningOptions(config: GatewayConfig, serverSecret?: Buffer): TemporalMiningOptions {
+  return {
+    taskQueue: config.temporal.taskQueue,
+    namespace: config.temporal.namespace,
+    callTimeoutMs: config.temporalTimeoutMs,
+    queryTimeoutMs: config.queryTimeoutMs,
+    serverSecret,
+    maxRunningTasks: config.maxRunningTasks,
+  };
 }
 
 // gRPC codes Temporal answers for ids that name no run it can find.

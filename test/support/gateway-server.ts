@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../gateway/app.ts';
 import { type GatewayConfig, gatewayConfig } from '../../gateway/config.ts';
 import { createTemporalClient } from '../../gateway/temporal-client.ts';
-import { TemporalMining } from '../../gateway/temporal-mining.ts';
+import { miningOptions, TemporalMining } from '../../gateway/temporal-mining.ts';
 
 export interface GatewayOptions {
   temporalAddress: string;
@@ -50,14 +50,8 @@ export async function startGateway(options: GatewayOptions): Promise<TestGateway
     ...options.env,
   });
   const temporal = createTemporalClient(config.temporal, config.temporalTimeoutMs);
-  const backend = new TemporalMining(temporal, {
-    taskQueue: config.temporal.taskQueue,
-    namespace: config.temporal.namespace,
-    callTimeoutMs: config.temporalTimeoutMs,
-    queryTimeoutMs: config.queryTimeoutMs,
-    serverSecret: Buffer.from(options.env?.MCP_SERVER_SECRET ?? TEST_SERVER_SECRET),
-    maxRunningTasks: config.maxRunningTasks,
-  });
+  const secret = Buffer.from(options.env?.MCP_SERVER_SECRET ?? TEST_SERVER_SECRET);
+  const backend = new TemporalMining(temporal, miningOptions(config, secret));
   const app = buildApp(config, { backend });
   const origin = await app.listen({ host: config.host, port: options.port ?? 0 });
   return {
