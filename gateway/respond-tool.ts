@@ -42,7 +42,7 @@ export function respondTool(deps: MiningToolsDeps, caller: Caller): ToolDefiniti
       if (!request) {
         const current = startPollJson(view, timing.pollIntervalMs);
         return {
-          ...toolResult({ ...current, note: notOutstanding(key) } as typeof current),
+          ...toolResult({ ...current, note: notOutstanding(key) }),
           isError: true,
         };
       }

@@ -14,14 +14,13 @@ export interface ProgressJson {
   current_block_nonce?: number;
 }
 
-export type StartPollJson =
+export type StartPollJson = (
   | { status: 'completed'; workflow_id: string; result: ChainResult; message?: string }
   | {
       status: 'running';
       workflow_id: string;
       poll_after_seconds: number;
       progress: ProgressJson | null;
-      note?: string;
       next: string;
     }
   | {
@@ -38,7 +37,11 @@ export type StartPollJson =
       next: string;
     }
   | { status: 'cancelled'; workflow_id: string; next: string }
-  | { status: 'not_found'; workflow_id: string; next: string };
+  | { status: 'not_found'; workflow_id: string; next: string }
+) & {
+  /** Something the reader should know besides the status (no worker polling, an ignored answer). */
+  note?: string;
+};
 
 export function pollAfterSeconds(pollIntervalMs: number): number {
   return Math.max(1, Math.ceil(pollIntervalMs / 1000));
