@@ -5,7 +5,7 @@
 //   TEMPORAL_ADDRESS=... TEMPORAL_TASK_QUEUE=... tsx bench/parked-worker.ts
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { temporalEnv } from '../lib/temporal-env.ts';
-import { WORKFLOWS_PATH, workerSettings } from '../worker/options.ts';
+import { workerSettings, workflowSource } from '../worker/options.ts';
 
 const temporal = temporalEnv();
 const settings = workerSettings();
@@ -14,9 +14,7 @@ const worker = await Worker.create({
   connection,
   namespace: temporal.namespace,
   taskQueue: temporal.taskQueue,
-  ...(settings.workflowBundlePath
-    ? { workflowBundle: { codePath: settings.workflowBundlePath } }
-    : { workflowsPath: WORKFLOWS_PATH }),
+  ...workflowSource(settings),
 });
 console.log(`parked worker: polling task queue "${temporal.taskQueue}" (workflows only)`);
 await worker.run();

@@ -329,7 +329,7 @@ function isClosedMeanwhile(err: unknown): boolean {
 }
 
 /** The last nonce the block in flight heartbeated, if any. */
-function heartbeatNonce(description: WorkflowExecutionDescription): number | undefined {
+export function heartbeatNonce(description: WorkflowExecutionDescription): number | undefined {
   const payload = description.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0];
   if (!payload) return undefined;
   try {

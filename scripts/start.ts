@@ -110,7 +110,7 @@ async function main(): Promise<void> {
   const bundlePath = config.workflowBundlePath ?? join(config.dataDir, 'workflow-bundle.js');
   const bundler = config.workflowBundlePath
     ? undefined
-    : spawnNode('bundle', 'scripts/write-workflow-bundle.ts', [bundlePath], process.env);
+    : spawnNode('bundle', 'scripts/build-workflow-bundle.ts', [bundlePath], process.env);
 
   if (config.devServer) {
     const temporalOutput = linePrefixer(processLabel('temporal', LABEL_WIDTH), emit);

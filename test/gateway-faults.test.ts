@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
+import { heartbeatNonce } from '../gateway/temporal-mining.ts';
 import { DevServer } from '../lib/dev-server.ts';
 import { freePort } from '../lib/free-port.ts';
-import type { ChainResult, MineBlockHeartbeat } from '../workflows/contract.ts';
+import type { ChainResult } from '../workflows/contract.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
 import { type GatewayProcess, startGatewayProcess } from './support/gateway-process.ts';
 import { structured } from './support/mcp-clients.ts';
@@ -111,11 +112,8 @@ describe('faults', () => {
     const taskId = await startTask({ difficulty: 27, blocks: 1, data: 'fault-e' });
     const beat = await eventually(
       async () => {
-        const { raw } = await client.workflow.getHandle(taskId).describe();
-        const payload = raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0];
-        if (!payload?.data) return undefined;
-        const details = JSON.parse(Buffer.from(payload.data).toString()) as MineBlockHeartbeat;
-        return details.nonce > 0 ? details : undefined;
+        const nonce = heartbeatNonce(await client.workflow.getHandle(taskId).describe());
+        return nonce !== undefined && nonce > 0 ? { nonce } : undefined;
       },
       30_000,
       'a heartbeat with progress',

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { ChainResult, MineBlockHeartbeat } from '../workflows/contract.ts';
+import { heartbeatNonce } from '../gateway/temporal-mining.ts';
+import type { ChainResult } from '../workflows/contract.ts';
 import { MINE_CHAIN_WORKFLOW } from '../workflows/contract.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 import { startWorker, type WorkerProcess } from './support/worker-process.ts';
@@ -38,11 +39,8 @@ describe('worker crash mid-block', () => {
 
     const beat = await eventually(
       async () => {
-        const { raw } = await handle.describe();
-        const payload = raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0];
-        if (!payload?.data) return undefined;
-        const details = JSON.parse(Buffer.from(payload.data).toString()) as MineBlockHeartbeat;
-        return details.nonce > 0 ? details : undefined;
+        const nonce = heartbeatNonce(await handle.describe());
+        return nonce !== undefined && nonce > 0 ? { nonce } : undefined;
       },
       30_000,
       'a heartbeat with progress',

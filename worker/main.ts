@@ -3,7 +3,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import * as activities from '../activities/index.ts';
 import { closeSharedNoncePool } from '../activities/nonce-pool.ts';
 import { retryUntil, temporalEnv } from '../lib/temporal-env.ts';
-import { WORKFLOWS_PATH, workerSettings } from './options.ts';
+import { workerSettings, workflowSource } from './options.ts';
 
 async function main(): Promise<void> {
   const temporal = temporalEnv();
@@ -25,9 +25,7 @@ async function main(): Promise<void> {
       connection,
       namespace: temporal.namespace,
       taskQueue: temporal.taskQueue,
-      ...(settings.workflowBundlePath
-        ? { workflowBundle: { codePath: settings.workflowBundlePath } }
-        : { workflowsPath: WORKFLOWS_PATH }),
+      ...workflowSource(settings),
       activities,
       maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
       // Heartbeats leave at most once a second, so a cancellation reaches a block within ~1 s.

@@ -20,6 +20,15 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
   return value;
 }
 
+/** Where the worker takes its workflow code: the prebuilt bundle when there is one, else the sources. */
+export function workflowSource(
+  settings: Pick<WorkerSettings, 'workflowBundlePath'>,
+): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  return settings.workflowBundlePath
+    ? { workflowBundle: { codePath: settings.workflowBundlePath } }
+    : { workflowsPath: WORKFLOWS_PATH };
+}
+
 export function workerSettings(env: NodeJS.ProcessEnv = process.env): WorkerSettings {
   const bundle =
     env.WORKFLOW_BUNDLE_PATH || (existsSync(DEFAULT_BUNDLE_PATH) ? DEFAULT_BUNDLE_PATH : undefined);
