@@ -4,8 +4,9 @@
 // The gateway answers tools/call with a start, then a describe for the task's times and status, so
 // a third side, "raw start + describe", shows what the gateway adds over those same calls.
 // Sides rotate order on every round, so a slow moment of the machine falls on all of them.
+import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { newTaskId } from '../gateway/task-id.ts';
+import { TASK_ID_PREFIX } from '../gateway/task-id.ts';
 import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal-mining.ts';
 import { rpcResult } from '../test/support/mcp-http.ts';
 import { MINE_CHAIN_WORKFLOW, type MineChainInput, progressQuery } from '../workflows/contract.ts';
@@ -36,7 +37,7 @@ export async function getTask(url: URL, taskId: string): Promise<void> {
 
 /** The start the gateway makes, made directly: same workflow, id scheme, memo and search attributes. */
 function rawStart(client: Client, taskQueue: string) {
-  const workflowId = newTaskId();
+  const workflowId = `${TASK_ID_PREFIX}${randomBytes(24).toString('base64url')}`;
   return client.workflow.start(MINE_CHAIN_WORKFLOW, {
     workflowId,
     taskQueue,

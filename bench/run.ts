@@ -6,10 +6,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
+import { compiledGateway, GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
 import { startTestTemporal } from '../test/support/temporal.ts';
 import type { BenchChild } from './child-process.ts';
 import { measureCompletionNotice } from './completion-notice.ts';
-import { bundleGateway } from './gateway-bundle.ts';
 import { renderLoad, runLoad } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { runMinerStep } from './miner-step.ts';
@@ -18,13 +19,7 @@ import { startPeer } from './peer/fastmcp-tasks-peer.ts';
 import { measureSideBySide } from './peer-side-by-side.ts';
 import { type BenchResults, renderReport } from './report.ts';
 import { measureScale } from './scale.ts';
-import {
-  BENCH_GATEWAY_ENV,
-  GATEWAY_UNDER_TSX,
-  startGatewayProcess,
-  startMiningWorker,
-  startParkedWorker,
-} from './stack.ts';
+import { BENCH_GATEWAY_ENV, startGatewayProcess, startMiningWorker, startParkedWorker } from './stack.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const REPORT_PATH = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
@@ -53,7 +48,11 @@ const started = <T extends { stop(): Promise<unknown> }>(child: T): T => {
   return child;
 };
 try {
-  log(`Temporal dev server at ${temporal.server.address}; starting workers and gateways`);
+  log(
+    `Temporal dev server at ${temporal.server.address}; compiling the gateway, starting workers and gateways`,
+  );
+  // Every gateway process runs as the container runs it: compiled, with its Node.js flags.
+  const gatewayArgs = await compiledGateway();
   started(await startParkedWorker(temporal.server.address, PARKED_QUEUE));
   started(await startMiningWorker(temporal.server.address, MINING_QUEUE, temporal.dataDir));
   const taskGateway = started(
@@ -61,6 +60,7 @@ try {
       temporalAddress: temporal.server.address,
       taskQueue: PARKED_QUEUE,
       waitBudgetMs: 0,
+      nodeArgs: gatewayArgs,
     }),
   );
   const inlineGateway = started(
@@ -68,6 +68,7 @@ try {
       temporalAddress: temporal.server.address,
       taskQueue: MINING_QUEUE,
       waitBudgetMs: 30_000,
+      nodeArgs: gatewayArgs,
     }),
   );
 
@@ -114,17 +115,13 @@ try {
   }
   await (taskGateway as BenchChild).stop();
 
-  const bundle = bundleGateway();
   const variants = [
     {
-      variant: `node ${GATEWAY_UNDER_TSX.join(' ')} (as the container runs it)`,
-      nodeArgs: GATEWAY_UNDER_TSX,
+      variant: `node ${GATEWAY_NODE_FLAGS.join(' ')} dist/gateway.mjs (compiled, as the container runs it)`,
+      nodeArgs: gatewayArgs,
     },
-    ...('nodeArgs' in bundle
-      ? [{ variant: 'node gateway.mjs (compiled with esbuild, no tsx)', nodeArgs: bundle.nodeArgs }]
-      : []),
+    { variant: `node ${GATEWAY_UNDER_TSX.join(' ')} (npm run gateway)`, nodeArgs: GATEWAY_UNDER_TSX },
   ];
-  if ('reason' in bundle) log(`4/5 scale: no compiled variant: ${bundle.reason}`);
   results.scale = [];
   for (const [i, { variant, nodeArgs }] of variants.entries()) {
     log(

@@ -1,5 +1,5 @@
 // The processes a bench run measures: a Temporal dev server, workers, and the gateway as its own
-// process (`node --import tsx gateway/main.ts`, as the container runs it), all on loopback.
+// process (by default compiled and with its Node.js flags, as the container runs it), all on loopback.
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../lib/free-port.ts';
 import { startWorker, type WorkerProcess } from '../test/support/worker-process.ts';
@@ -42,11 +42,9 @@ export interface GatewayProcessOptions {
   temporalAddress: string;
   taskQueue: string;
   waitBudgetMs: number;
-  /** Node.js arguments that run the gateway; default: `--import tsx gateway/main.ts`. */
-  nodeArgs?: string[];
+  /** Node.js arguments that run the gateway (see gateway-bundle.ts). */
+  nodeArgs: string[];
 }
-
-export const GATEWAY_UNDER_TSX = ['--import', 'tsx', 'gateway/main.ts'];
 
 /** The bench holds hundreds of running tasks for one (anonymous) principal: no per-principal cap. */
 export const BENCH_GATEWAY_ENV = { MCP_MAX_RUNNING_TASKS: '0' };
@@ -56,7 +54,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const child = await startChild({
     name: 'gateway',
     command: process.execPath,
-    args: options.nodeArgs ?? GATEWAY_UNDER_TSX,
+    args: options.nodeArgs,
     cwd: ROOT,
     env: {
       TEMPORAL_ADDRESS: options.temporalAddress,

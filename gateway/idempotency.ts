@@ -1,15 +1,15 @@
-// Idempotent starts: with an idempotency_key the task id is an HMAC of (server secret, principal,
-// tool, key), so a retried start names the same workflow and Temporal's use-existing policy hands
+// Idempotent starts: with an idempotency_key the task id's body is an HMAC of (server secret,
+// principal, tool, key), so a retried start names the same workflow and Temporal's use-existing policy hands
 // back the run already there. Reusing a key with other arguments is refused. Pure.
 import { createHmac } from 'node:crypto';
 import type { ProtocolError } from '@modelcontextprotocol/server';
 import { invalidParams } from './json-rpc-errors.ts';
-import { TASK_ID_PREFIX } from './task-id.ts';
+import { ownedTaskId } from './task-id.ts';
 
-/** A task id for (principal, tool, key): 128 bits of the HMAC, shaped like a random task id. */
+/** The task id for (principal, tool, key): 128 bits of the HMAC as its body, owned like any other. */
 export function keyedTaskId(secret: Buffer, principal: string, tool: string, key: string): string {
   const mac = createHmac('sha256', secret).update(JSON.stringify(['mcp-task-id/v1', principal, tool, key]));
-  return `${TASK_ID_PREFIX}${mac.digest().subarray(0, 16).toString('base64url')}`;
+  return ownedTaskId(secret, principal, mac.digest().subarray(0, 16));
 }
 
 function canonical(value: unknown): unknown {

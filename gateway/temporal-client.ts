@@ -17,5 +17,7 @@ export function createTemporalClient(temporal: TemporalEnv, connectTimeoutMs: nu
     connection,
     namespace: temporal.namespace,
     interceptors: { workflow: [temporalMetricsInterceptor()] },
+    // A progress query on a closed run is refused by Temporal at once instead of replayed on a worker.
+    workflow: { queryRejectCondition: 'NOT_OPEN' },
   });
 }

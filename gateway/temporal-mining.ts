@@ -1,10 +1,13 @@
 // MiningBackend on Temporal: start → workflow.start, wait → handle.result() raced against the
-// budget (the long-poll is aborted when the budget ends), view → describe + progress query with a
-// short deadline, cancel → cancellation request, sendInput → signal.
+// budget (the long-poll is aborted when the budget ends), view → describe and, side by side, the
+// progress query with a short deadline, cancel → cancellation request, sendInput → signal. Every
+// operation on a task first checks its id's owner tag (task-id.ts): no Temporal call for an id that
+// is not the caller's.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type Client,
   isGrpcServiceError,
+  QueryRejectedError,
   type WorkflowExecutionDescription,
   type WorkflowHandle,
   WorkflowNotFoundError,
@@ -32,7 +35,7 @@ import type { Caller, MiningBackend, StartedRun, StartRequest, WaitOutcome } fro
 import { completedState, stateFromResultError } from './outcome.ts';
 import type { RequestOrigin } from './request-origin.ts';
 import { runDetails, runSummary } from './run-summary.ts';
-import { newTaskId } from './task-id.ts';
+import { isOwnedBy, newTaskId } from './task-id.ts';
 import { startIdempotent } from './temporal-start.ts';
 
 export const MCP_TOOL = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
@@ -55,14 +58,14 @@ export interface TemporalMiningOptions {
   callTimeoutMs: number;
   /** Deadline of the progress query (a worker must answer it). */
   queryTimeoutMs: number;
-  /** Keys idempotent task ids (HMAC); starts with an idempotency key need it. */
-  serverSecret?: Buffer;
+  /** Keys task ids' owner tags and idempotent task ids (HMAC). */
+  serverSecret: Buffer;
   /** Running tasks one principal may have at once; 0 or absent: no cap. */
   maxRunningTasks?: number;
 }
 
 /** The backend options a gateway configuration implies. */
-export function miningOptions(config: GatewayConfig, serverSecret?: Buffer): TemporalMiningOptions {
+export function miningOptions(config: GatewayConfig, serverSecret: Buffer): TemporalMiningOptions {
   return {
     taskQueue: config.temporal.taskQueue,
     namespace: config.temporal.namespace,
@@ -124,7 +127,7 @@ export class TemporalMining implements MiningBackend {
   private async startRun(
     request: StartRequest,
     caller: Caller,
-    workflowId = newTaskId(),
+    workflowId = newTaskId(this.options.serverSecret, caller.principal),
     conflictPolicy?: 'USE_EXISTING',
   ): Promise<StartedRun> {
     const { input } = request;
@@ -191,15 +194,19 @@ export class TemporalMining implements MiningBackend {
     caller: Caller,
     options: { progress?: boolean } = {},
   ): Promise<ExecutionView | undefined> {
+    if (!this.owns(workflowId, caller)) return undefined;
+    // The progress query goes out with the describe, not after it: a poll costs the slower of the
+    // two calls, not their sum. Temporal refuses it at once when the run is closed (NOT_OPEN).
+    const progress = options.progress === false ? undefined : this.queryProgress(workflowId);
     const found = await this.describeOwned(workflowId, caller);
     if (!found) return undefined;
     const { handle, description, memo } = found;
     const running = description.status.name === 'RUNNING';
     const state: ExecutionState = !running
       ? await this.closedState(handle)
-      : options.progress === false
+      : progress === undefined
         ? { status: 'running' }
-        : await this.runningState(handle, description);
+        : await this.runningState(handle, description, await progress);
     return {
       workflowId,
       createdAt: description.startTime,
@@ -210,6 +217,7 @@ export class TemporalMining implements MiningBackend {
   }
 
   async cancel(workflowId: string, caller: Caller): Promise<boolean> {
+    if (!this.owns(workflowId, caller)) return false;
     const found = await this.describeOwned(workflowId, caller);
     if (!found) return false;
     if (found.description.status.name !== 'RUNNING') return true;
@@ -226,6 +234,7 @@ export class TemporalMining implements MiningBackend {
     caller: Caller,
     responses: Record<string, InputResponse>,
   ): Promise<boolean> {
+    if (!this.owns(workflowId, caller)) return false;
     const found = await this.describeOwned(workflowId, caller);
     if (!found) return false;
     if (found.description.status.name !== 'RUNNING') return true;
@@ -244,7 +253,15 @@ export class TemporalMining implements MiningBackend {
     );
   }
 
-  /** The run's handle and description when it exists, is a mining run, and belongs to the caller. */
+  /** Whether the id is one this gateway issued to the caller (no Temporal call). */
+  private owns(workflowId: string, caller: Caller): boolean {
+    return isOwnedBy(this.options.serverSecret, caller.principal, workflowId);
+  }
+
+  /**
+   * The run's handle and description when it exists, is a mining run, and its memo names the
+   * caller (a second check behind the id's owner tag).
+   */
   private async describeOwned(workflowId: string, caller: Caller) {
     const handle = this.client.workflow.getHandle<() => Promise<ChainResult>>(workflowId);
     let description: WorkflowExecutionDescription;
@@ -274,24 +291,32 @@ export class TemporalMining implements MiningBackend {
     }
   }
 
+  /** The progress query's answer or its failure; never rejects (nobody may be awaiting it). */
+  private queryProgress(workflowId: string): Promise<{ progress: LiveProgress } | { error: unknown }> {
+    const handle = this.client.workflow.getHandle(workflowId);
+    return this.call(() => handle.query(progressQuery), this.options.queryTimeoutMs).then(
+      (progress: LiveProgress) => ({ progress }),
+      (error: unknown) => ({ error }),
+    );
+  }
+
   private async runningState(
     handle: WorkflowHandle<() => Promise<ChainResult>>,
     description: WorkflowExecutionDescription,
+    answer: { progress: LiveProgress } | { error: unknown },
   ): Promise<ExecutionState> {
-    const nonce = heartbeatNonce(description);
-    try {
-      const progress: LiveProgress = await this.call(
-        () => handle.query(progressQuery),
-        this.options.queryTimeoutMs,
-      );
+    if ('progress' in answer) {
+      const { progress } = answer;
+      const nonce = heartbeatNonce(description);
       if (nonce !== undefined && progress.currentBlock !== null) progress.currentBlockNonce = nonce;
       return { status: 'running', progress };
-    } catch (err) {
-      return {
-        status: 'running',
-        note: queryFailureNote(err, description.taskQueue, this.options.queryTimeoutMs),
-      };
     }
+    // It closed between the describe and the query: answer its outcome.
+    if (answer.error instanceof QueryRejectedError) return this.closedState(handle);
+    return {
+      status: 'running',
+      note: queryFailureNote(answer.error, description.taskQueue, this.options.queryTimeoutMs),
+    };
   }
 }
 

@@ -7,7 +7,7 @@ import { runningTaskLimit } from './limits.ts';
 import type { Caller, StartedRun, StartRequest } from './mining-backend.ts';
 
 export interface StartSteps {
-  secret: Buffer | undefined;
+  secret: Buffer;
   /** The caller's run with this id and the arguments it was started with; undefined if none. */
   describe(workflowId: string): Promise<{ memo: { arguments: Record<string, unknown> } } | undefined>;
   countRunning(principal: string): Promise<number>;
@@ -33,7 +33,6 @@ export async function startIdempotent(
     await enforceCap(caller, steps);
     return steps.start();
   }
-  if (!steps.secret) throw new Error('idempotent starts need a server secret (MCP_SERVER_SECRET)');
   const workflowId = keyedTaskId(steps.secret, caller.principal, request.tool, key);
   const sameArguments = (run: { memo: { arguments: Record<string, unknown> } }) => {
     const differing = differingArguments(run.memo.arguments ?? {}, request.arguments);

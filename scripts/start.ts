@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { linePrefixer, processLabel } from '../lib/line-prefixer.ts';
 import { type LocalTemporal, startLocalTemporal } from '../lib/local-temporal.ts';
 import { ManagedProcess } from '../lib/managed-process.ts';
@@ -58,11 +59,12 @@ function spawnNode(
   args: string[],
   env: NodeJS.ProcessEnv,
   onLine?: (line: string) => void,
+  nodeFlags: string[] = [],
 ) {
   const child = ManagedProcess.spawn({
     name,
     command: process.execPath,
-    args: ['--import', 'tsx', script, ...args],
+    args: [...nodeFlags, '--import', 'tsx', script, ...args],
     cwd: ROOT,
     env,
     prefix: processLabel(name, LABEL_WIDTH),
@@ -146,7 +148,7 @@ async function main(): Promise<void> {
   const worker = spawnNode('worker', 'worker/main.ts', [], env, (line) => {
     if (line.includes('worker: polling task queue')) workerReady();
   });
-  const gateway = spawnNode('gateway', 'gateway/main.ts', [], env);
+  const gateway = spawnNode('gateway', 'gateway/main.ts', [], env, undefined, GATEWAY_NODE_FLAGS);
   superviseExit('the worker', worker.exited.then(describeExit));
   superviseExit('the gateway', gateway.exited.then(describeExit));
 

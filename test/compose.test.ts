@@ -6,6 +6,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { SEARCH_ATTRIBUTES } from '../lib/dev-server.ts';
 import { TEMPORAL_CLI_VERSION } from '../lib/temporal-cli.ts';
 import { DEFAULT_TASK_QUEUE } from '../lib/temporal-env.ts';
@@ -144,21 +145,35 @@ const pkg = JSON.parse(read('package.json')) as {
   devDependencies: Record<string, string>;
 };
 
-/** The entry file a package.json script runs through tsx ("tsx f.ts" or "node --import tsx f.ts"). */
+/**
+ * The entry file a package.json script runs through tsx ("tsx f.ts", or "node [flags] --import tsx
+ * f.ts").
+ */
 function scriptEntry(command: string): string | undefined {
-  return /^(?:tsx|node --import tsx)\s+(\S+\.ts)$/.exec(command.trim())?.[1];
+  return /^(?:tsx|node(?:\s+--[\w-]+)*\s+--import tsx)\s+(\S+\.ts)$/.exec(command.trim())?.[1];
 }
 
+/** The compiled gateway, as the image runs it: node, the gateway's flags, the bundle. */
+const COMPILED_GATEWAY = ['node', ...GATEWAY_NODE_FLAGS, GATEWAY_BUNDLE];
+
 /**
- * Checks that a command an image runs is one of package.json's: `npm run X` with X a script, or
+ * Checks that a command an image runs is one of package.json's: `npm run X` with X a script,
  * `node --import tsx F` where F is the entry file of a script (the same program, without npm
- * between the container's signals and node). Returns the entry file, if any.
+ * between the container's signals and node), or the compiled gateway. Returns the entry file (for
+ * the compiled gateway, the source it is built from), if any.
  */
-function assertPackageCommand(command: string[], where: string): string | undefined {
+function assertPackageCommand(
+  command: string[],
+  where: string,
+): { entry: string; compiled: boolean } | undefined {
   if (command[0] === 'npm') {
     assert.equal(command[1], 'run', `${where}: ${command.join(' ')}`);
     assert.ok(pkg.scripts[command[2] ?? ''], `${where}: npm run ${command[2]} has no script in package.json`);
     return undefined;
+  }
+  if (command.at(-1) === GATEWAY_BUNDLE) {
+    assert.deepEqual(command, COMPILED_GATEWAY, `${where}: ${command.join(' ')}`);
+    return { entry: 'gateway/main.ts', compiled: true };
   }
   assert.deepEqual(command.slice(0, 3), ['node', '--import', 'tsx'], `${where}: ${command.join(' ')}`);
   const file = command[3] as string;
@@ -166,7 +181,7 @@ function assertPackageCommand(command: string[], where: string): string | undefi
   const scripts = Object.entries(pkg.scripts).filter(([, script]) => scriptEntry(script) === file);
   assert.ok(scripts.length > 0, `${where}: ${file} is not the entry of any package.json script`);
   assert.ok(existsSync(join(ROOT, file)), `${where}: ${file} does not exist`);
-  return file;
+  return { entry: file, compiled: false };
 }
 
 /** Relative modules a file loads (static and dynamic imports, re-exports, `new URL(x, import.meta.url)`). */
@@ -418,10 +433,24 @@ describe('Dockerfile', () => {
     assert.equal(bundlePath, normalize(join('/app', to as string)));
   });
 
-  test('the default command is the gateway, in exec form, and exposes its port', () => {
+  test('ships the compiled gateway from a stage that builds it', () => {
+    const builder = dockerfile.stages.find((stage) =>
+      inStage(stage, 'RUN').some((run) => run.args.includes('npm run build:gateway')),
+    );
+    assert.ok(builder, 'a stage runs npm run build:gateway');
+    assert.equal(scriptEntry(pkg.scripts['build:gateway'] ?? ''), 'scripts/build-gateway.ts');
+    for (const folder of ['gateway', 'lib', 'workflows'])
+      assert.ok(copiedInto(builder, `${folder}/`), `${builder}: the build needs ${folder}/`);
+    const copy = inStage(finalStage, 'COPY').find((c) => c.args.includes(`/app/${GATEWAY_BUNDLE}`));
+    assert.ok(copy, `the final stage copies /app/${GATEWAY_BUNDLE}`);
+    assert.equal(copy.args.split(/\s+/)[0], `--from=${builder}`);
+    assert.equal(normalize(copy.args.split(/\s+/).at(-1) as string), GATEWAY_BUNDLE);
+  });
+
+  test('the default command is the compiled gateway with its flags, in exec form, and exposes its port', () => {
     const cmd = inStage(finalStage, 'CMD').at(-1);
     assert.ok(cmd);
-    assert.deepEqual(JSON.parse(cmd.args), ['node', '--import', 'tsx', 'gateway/main.ts']);
+    assert.deepEqual(JSON.parse(cmd.args), COMPILED_GATEWAY);
     assert.deepEqual(
       inStage(finalStage, 'EXPOSE').map((e) => e.args),
       [service('gateway').environment?.MCP_PORT],
@@ -476,12 +505,18 @@ describe('what the images run', () => {
     }
   });
 
+  test('the gateway runs with its Node.js flags: npm run gateway, the image and compose alike', () => {
+    assert.equal(pkg.scripts.gateway, `node ${GATEWAY_NODE_FLAGS.join(' ')} --import tsx gateway/main.ts`);
+    assert.deepEqual(service('gateway').command, COMPILED_GATEWAY);
+  });
+
   test('every file those commands load is in the image, and every package they import is a production dependency', () => {
     for (const { where, command } of appCommands()) {
-      const entry = assertPackageCommand(command, where);
-      if (!entry) continue;
-      const { files, packages } = loadedBy(entry);
-      for (const file of files)
+      const run = assertPackageCommand(command, where);
+      if (!run) continue;
+      const { files, packages } = loadedBy(run.entry);
+      // The compiled gateway holds its own sources; only the bundle must be in the image.
+      for (const file of run.compiled ? [GATEWAY_BUNDLE] : files)
         assert.ok(copiedInto(finalStage, file), `${where}: ${file} is not copied into the image`);
       for (const name of packages)
         assert.ok(pkg.dependencies[name], `${where}: imports ${name}, which is not a production dependency`);

@@ -12,10 +12,12 @@ import {
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import protos from '@temporalio/proto';
+import { ANONYMOUS } from '../gateway/principal.ts';
+import { isOwnedBy } from '../gateway/task-id.ts';
 import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal-mining.ts';
 import type { ChainResult } from '../workflows/contract.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
-import type { TestGateway } from './support/gateway-server.ts';
+import { TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
 import { connectV1, connectV2, structured } from './support/mcp-clients.ts';
 import {
   PLAIN_CLIENT,
@@ -165,7 +167,7 @@ describe('v2 client (2026-07-28) declaring the Tasks extension', () => {
     assert.equal(created.pollIntervalMs, gateway.config.pollIntervalMs);
     assert.equal(created.ttlMs, gateway.config.taskTtlMs);
     const taskId = String(created.taskId);
-    assert.match(taskId, /^mine-[A-Za-z0-9_-]{22}$/);
+    assert.ok(isOwnedBy(Buffer.from(TEST_SERVER_SECRET), ANONYMOUS, taskId), taskId);
 
     const seen = new Set<string>();
     const done = await pollTask(taskId, (task) => {

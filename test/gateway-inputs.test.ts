@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { declaresTasksExtension } from '../gateway/capabilities.ts';
 import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
-import { newTaskId, TASK_ID_PREFIX } from '../gateway/task-id.ts';
+import { isOwnedBy, newTaskId, TASK_ID_PREFIX } from '../gateway/task-id.ts';
 import { describeIssues, listedTool } from '../gateway/tool-catalog.ts';
 import {
   DEFAULT_BLOCKS,
@@ -89,13 +89,40 @@ describe('start_mining arguments', () => {
 });
 
 describe('task ids', () => {
+  const secret = Buffer.from('s'.repeat(40));
   test('carry 128 random bits and never repeat', () => {
-    const ids = new Set(Array.from({ length: 10_000 }, newTaskId));
+    const ids = new Set(Array.from({ length: 10_000 }, () => newTaskId(secret, 'alice')));
     assert.equal(ids.size, 10_000);
     for (const id of [...ids].slice(0, 100)) {
-      assert.ok(id.startsWith(TASK_ID_PREFIX));
-      const random = Buffer.from(id.slice(TASK_ID_PREFIX.length), 'base64url');
-      assert.ok(random.length * 8 >= 122, `${id} has ${random.length * 8} bits`);
+      assert.match(id, new RegExp(`^${TASK_ID_PREFIX}[A-Za-z0-9_-]{32}$`));
+      const bytes = Buffer.from(id.slice(TASK_ID_PREFIX.length), 'base64url');
+      assert.equal(bytes.length, 24, 'a 128-bit body and a 64-bit owner tag');
+    }
+  });
+
+  test('name their owner: only the principal they were issued to, under the same secret', () => {
+    const id = newTaskId(secret, 'alice');
+    assert.equal(isOwnedBy(secret, 'alice', id), true);
+    assert.equal(isOwnedBy(secret, 'bob', id), false);
+    assert.equal(isOwnedBy(Buffer.from('t'.repeat(40)), 'alice', id), false);
+  });
+
+  test("a changed, cut, padded or foreign-shaped id is nobody's", () => {
+    const id = newTaskId(secret, 'alice');
+    const last = id.at(-1) === 'A' ? 'B' : 'A';
+    const body = id.slice(TASK_ID_PREFIX.length);
+    for (const forged of [
+      `${id.slice(0, -1)}${last}`,
+      `${id.slice(0, 12)}${id[12] === 'A' ? 'B' : 'A'}${id.slice(13)}`,
+      id.slice(0, -2),
+      `${id}A`,
+      `${id.slice(0, 20)}*${id.slice(20)}`,
+      `task-${body}`,
+      body,
+      'mine-unknown',
+      '',
+    ]) {
+      assert.equal(isOwnedBy(secret, 'alice', forged), false, forged);
     }
   });
 });

@@ -37,6 +37,7 @@ before(async () => {
       namespace: 'default',
       callTimeoutMs: config.temporalTimeoutMs,
       queryTimeoutMs: config.queryTimeoutMs,
+      serverSecret: Buffer.from('logging-test-server-secret-0123456789abcdef'),
     }),
     logger: { level: 'trace', stream },
   });

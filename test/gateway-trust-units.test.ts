@@ -10,7 +10,7 @@ import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
 import { differingArguments, keyedTaskId } from '../gateway/idempotency.ts';
 import { PollRateLimiter, polledTaskId } from '../gateway/limits.ts';
 import { loadServerSecret, SECRET_FILE_NAME } from '../gateway/server-secret.ts';
-import { TASK_ID_PREFIX } from '../gateway/task-id.ts';
+import { isOwnedBy, TASK_ID_PREFIX } from '../gateway/task-id.ts';
 
 const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-9876543210ab';
@@ -117,7 +117,9 @@ describe('keyed task ids', () => {
   test('the same (principal, tool, key) gives the same id; any other part or secret another', () => {
     const id = keyedTaskId(secret, 'alice', 'start_mining', 'job-1');
     assert.equal(id, keyedTaskId(secret, 'alice', 'start_mining', 'job-1'));
-    assert.match(id, new RegExp(`^${TASK_ID_PREFIX}[A-Za-z0-9_-]{22}$`));
+    assert.match(id, new RegExp(`^${TASK_ID_PREFIX}[A-Za-z0-9_-]{32}$`));
+    assert.equal(isOwnedBy(secret, 'alice', id), true);
+    assert.equal(isOwnedBy(secret, 'bob', id), false);
     const others = [
       keyedTaskId(secret, 'bob', 'start_mining', 'job-1'),
       keyedTaskId(secret, 'alice', 'other_tool', 'job-1'),

@@ -8,9 +8,10 @@ import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { keyedTaskId } from '../gateway/idempotency.ts';
 import { MCP_PRINCIPAL } from '../gateway/temporal-mining.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
-import { startGateway, type TestGateway } from './support/gateway-server.ts';
+import { startGateway, TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';
 import { PLAIN_CLIENT, PROTOCOL_VERSION, rpc, rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
@@ -251,7 +252,7 @@ describe('idempotent starts', () => {
     );
     assert.equal(first.resultType, 'task');
     const taskId = String(first.taskId);
-    assert.match(taskId, /^mine-[A-Za-z0-9_-]{22}$/);
+    assert.equal(taskId, keyedTaskId(Buffer.from(TEST_SERVER_SECRET), 'alice', 'start_mining', 'order-1234'));
 
     // Retried while running, concurrently, by both client generations: the same task every time.
     const retries = await Promise.all([
