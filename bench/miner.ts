@@ -19,7 +19,7 @@ import { difficultyMasks, scanTail, tailContext } from '../activities/sha256-mid
 const ROUNDS = 3;
 const SECONDS = 2;
 const OPENSSL_SECONDS = 3;
-const POOL_ROUNDS = 4;
+const POOL_ROUNDS = 6;
 const POOL_SECONDS = 1.5;
 // Difficulty 64 is never met in practice: every figure is a full search of its range.
 const spec = { previousHash: GENESIS_HASH, index: 1, data: 'bench', difficulty: 64 };

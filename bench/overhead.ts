@@ -1,14 +1,17 @@
 // Part 1: the gateway's cost over the Temporal calls it stands for, measured side by side.
 //   tools/call → CreateTaskResult (HTTP, Tasks extension declared)  vs  workflow.start
 //   tasks/get (HTTP)                                                 vs  describe + progress query
-// The gateway answers tools/call with a start, then a describe for the task's times and status, so
-// a third side, "raw start + describe", shows what the gateway adds over those same calls.
+// The gateway answers tools/call with the start alone (the run it just created needs no describe);
+// "raw start + describe" shows what a handle would cost if it had to look the run up. For
+// tasks/get the gateway makes the describe and the query side by side; "raw describe ‖ query"
+// makes those same calls the same way, to show what is left of the gateway's own cost.
 // Sides rotate order on every round, so a slow moment of the machine falls on all of them.
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { type RunDescription, runDetails, runSummary } from '../gateway/run-summary.ts';
 import { TASK_ID_PREFIX } from '../gateway/task-id.ts';
 import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal-mining.ts';
-import { rpcResult } from '../test/support/mcp-http.ts';
+import { PROTOCOL_VERSION, rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
 import { MINE_CHAIN_WORKFLOW, type MineChainInput, progressQuery } from '../workflows/contract.ts';
 import { type Distribution, distribution, timed } from './stats.ts';
 
@@ -22,6 +25,7 @@ export interface OverheadResult {
   rawStartDescribe: Distribution;
   getViaGateway: Distribution;
   rawDescribeQuery: Distribution;
+  rawDescribeQueryParallel: Distribution;
 }
 
 export async function createTask(url: URL): Promise<string> {
@@ -35,19 +39,38 @@ export async function getTask(url: URL, taskId: string): Promise<void> {
   if (task.status !== 'working') throw new Error(`expected a working task, got ${JSON.stringify(task)}`);
 }
 
-/** The start the gateway makes, made directly: same workflow, id scheme, memo and search attributes. */
+/** What the gateway records for the bench's requests: the client and revision they name. */
+const RAW_RUN: RunDescription = {
+  tool: 'start_mining',
+  arguments: PARKED_ARGS,
+  input: PARKED_INPUT,
+  principal: 'anonymous',
+  origin: {
+    clientName: TASKS_CLIENT.clientInfo.name,
+    clientVersion: TASKS_CLIENT.clientInfo.version,
+    protocolVersion: PROTOCOL_VERSION,
+    userAgent: 'node',
+  },
+};
+
+/**
+ * The start the gateway makes, made directly: same workflow, id length, memo, search attributes and
+ * Web UI summary and details.
+ */
 function rawStart(client: Client, taskQueue: string) {
   const workflowId = `${TASK_ID_PREFIX}${randomBytes(24).toString('base64url')}`;
+  const { tool, principal } = RAW_RUN;
   return client.workflow.start(MINE_CHAIN_WORKFLOW, {
     workflowId,
     taskQueue,
     args: [PARKED_INPUT],
-    memo: { tool: 'start_mining', arguments: PARKED_ARGS, principal: 'anonymous', input: PARKED_INPUT },
+    memo: { ...RAW_RUN },
     typedSearchAttributes: [
-      { key: MCP_TOOL, value: 'start_mining' },
-      { key: MCP_PRINCIPAL, value: 'anonymous' },
+      { key: MCP_TOOL, value: tool },
+      { key: MCP_PRINCIPAL, value: principal },
     ],
-    staticSummary: 'start_mining: 1 block(s) at difficulty 36 for anonymous',
+    staticSummary: runSummary(RAW_RUN),
+    staticDetails: runDetails(RAW_RUN),
   });
 }
 
@@ -55,6 +78,11 @@ async function rawDescribeQuery(client: Client, workflowId: string): Promise<voi
   const handle = client.workflow.getHandle(workflowId);
   await handle.describe();
   await handle.query(progressQuery);
+}
+
+async function rawDescribeQueryParallel(client: Client, workflowId: string): Promise<void> {
+  const handle = client.workflow.getHandle(workflowId);
+  await Promise.all([handle.describe(), handle.query(progressQuery)]);
 }
 
 /** Runs the sides of one round in an order that rotates with the round number. */
@@ -90,14 +118,17 @@ export async function measureOverhead(options: {
     }
     await rotated(round, sides);
   }
-  const g = { get: [] as number[], raw: [] as number[] };
+  const g = { get: [] as number[], raw: [] as number[], parallel: [] as number[] };
   for (let round = 0; round < warmup + calls; round++) {
     const keep = round >= warmup;
     const taskId = taskIds[round % taskIds.length] as string;
-    await rotated(round, [
+    const sides: (() => Promise<unknown>)[] = [
       () => timed(keep ? g.get : [], () => getTask(url, taskId)),
       () => timed(keep ? g.raw : [], () => rawDescribeQuery(client, taskId)),
-    ]);
+    ];
+    if (round % 2 === 0)
+      sides.push(() => timed(keep ? g.parallel : [], () => rawDescribeQueryParallel(client, taskId)));
+    await rotated(round, sides);
   }
   return {
     createViaGateway: distribution(s.create),
@@ -105,5 +136,6 @@ export async function measureOverhead(options: {
     rawStartDescribe: distribution(s.startDescribe),
     getViaGateway: distribution(g.get),
     rawDescribeQuery: distribution(g.raw),
+    rawDescribeQueryParallel: distribution(g.parallel),
   };
 }

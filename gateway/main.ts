@@ -1,4 +1,5 @@
 // `npm run gateway`: the MCP gateway process. Configuration from the environment (see config.ts).
+import { destination } from 'pino';
 import { buildApp } from './app.ts';
 import { gatewayConfig } from './config.ts';
 import { loadServerSecret } from './server-secret.ts';
@@ -18,7 +19,9 @@ function startupSettings() {
 const { config, serverSecret } = startupSettings();
 const client = createTemporalClient(config.temporal, config.temporalTimeoutMs);
 const backend = new TemporalMining(client, miningOptions(config, serverSecret.secret));
-const app = buildApp(config, { backend, logger: { level: process.env.LOG_LEVEL || 'info' } });
+// Log lines are written off the request path (pino flushes what is pending when the process exits).
+const stream = destination({ dest: 1, sync: false });
+const app = buildApp(config, { backend, logger: { level: process.env.LOG_LEVEL || 'info', stream } });
 
 const address = await app.listen({ host: config.host, port: config.port });
 app.log.info(

@@ -29,6 +29,7 @@ describe('bench report', () => {
         rawStartDescribe: d(25, 55),
         getViaGateway: d(12, 30),
         rawDescribeQuery: d(10, 25),
+        rawDescribeQueryParallel: d(8, 20),
       },
       notice: { notice: d(20, 80), roundTrip: d(100, 200) },
       peer: { unavailable: 'pip install failed: no network' },
