@@ -22,6 +22,8 @@ const PARKED_INPUT: MineChainInput = { difficulty: 36, blocks: 1, data: 'bench' 
 export interface OverheadResult {
   createViaGateway: Distribution;
   rawStart: Distribution;
+  /** The same start through a bare HTTP front process (bare-proxy.ts): the floor of any gateway. */
+  bareProxyStart: Distribution;
   rawStartDescribe: Distribution;
   getViaGateway: Distribution;
   rawDescribeQuery: Distribution;
@@ -57,7 +59,7 @@ const RAW_RUN: RunDescription = {
  * The start the gateway makes, made directly: same workflow, id length, memo, search attributes and
  * Web UI summary and details.
  */
-function rawStart(client: Client, taskQueue: string) {
+export function rawStart(client: Client, taskQueue: string) {
   const workflowId = `${TASK_ID_PREFIX}${randomBytes(24).toString('base64url')}`;
   const { tool, principal } = RAW_RUN;
   return client.workflow.start(MINE_CHAIN_WORKFLOW, {
@@ -91,15 +93,29 @@ async function rotated(round: number, sides: (() => Promise<unknown>)[]): Promis
     await (sides[(round + k) % sides.length] as () => Promise<unknown>)();
 }
 
+/** POSTs to the bare proxy and checks that it answered a run id. */
+async function proxiedStart(proxy: URL): Promise<void> {
+  const response = await fetch(proxy, { method: 'POST', body: '{}' });
+  const answer = (await response.json()) as { workflowId?: string; error?: string };
+  if (!response.ok || !answer.workflowId) throw new Error(`bare proxy: ${answer.error ?? response.status}`);
+}
+
 export async function measureOverhead(options: {
   url: URL;
+  /** The bare HTTP front (bare-proxy.ts) on the same task queue. */
+  bareProxy: URL;
   client: Client;
   taskQueue: string;
   calls: number;
   warmup: number;
 }): Promise<OverheadResult> {
   const { url, client, taskQueue, calls, warmup } = options;
-  const s = { create: [] as number[], start: [] as number[], startDescribe: [] as number[] };
+  const s = {
+    create: [] as number[],
+    start: [] as number[],
+    startDescribe: [] as number[],
+    proxied: [] as number[],
+  };
   const taskIds: string[] = [];
   for (let round = 0; round < warmup + calls; round++) {
     const keep = round >= warmup;
@@ -107,7 +123,7 @@ export async function measureOverhead(options: {
       async () => taskIds.push(await timed(keep ? s.create : [], () => createTask(url))),
       () => timed(keep ? s.start : [], () => rawStart(client, taskQueue)),
     ];
-    // The breakdown side runs every other round: it explains the ratio, it is not the ratio.
+    // The breakdown sides run every other round: they explain the ratio, they are not the ratio.
     if (round % 2 === 0) {
       sides.push(() =>
         timed(keep ? s.startDescribe : [], async () => {
@@ -115,6 +131,8 @@ export async function measureOverhead(options: {
           await handle.describe();
         }),
       );
+    } else {
+      sides.push(() => timed(keep ? s.proxied : [], () => proxiedStart(options.bareProxy)));
     }
     await rotated(round, sides);
   }
@@ -133,6 +151,7 @@ export async function measureOverhead(options: {
   return {
     createViaGateway: distribution(s.create),
     rawStart: distribution(s.start),
+    bareProxyStart: distribution(s.proxied),
     rawStartDescribe: distribution(s.startDescribe),
     getViaGateway: distribution(g.get),
     rawDescribeQuery: distribution(g.raw),

@@ -52,6 +52,8 @@ function summaryRows(r: BenchResults): Row[] {
       const get = o.getViaGateway[q] / o.rawDescribeQuery[q];
       rows.push([`tasks/get vs describe + query, ${q}`, ratio(get), '≤ 1.25x', verdict(get <= 1.25)]);
     }
+    const floor = o.bareProxyStart.p50 / o.rawStart.p50;
+    rows.push(['floor: a bare HTTP proxy process vs workflow.start, p50', ratio(floor), '—', 'context']);
   }
   if (r.notice) {
     const p99 = r.notice.notice.p99;
@@ -89,13 +91,15 @@ function overheadSection(o: OverheadResult): string {
     'with a task at once); the raw side is a Temporal client in the bench process, starting runs with the',
     "same memo, search attributes and Web UI text as the gateway's. The target compares the gateway with",
     'the Temporal calls a task handle and a poll stand for (a start; a describe and a progress query).',
-    'Every other round, two breakdown sides: a start followed by a describe (what a handle would cost if',
-    'the gateway had to look the run up), and the describe and the query side by side, as the gateway',
-    'makes them for `tasks/get`: what remains over that is its own cost (HTTP, MCP, Fastify, logging).',
+    'Every other round, breakdown sides: a start followed by a describe (what a handle would cost if the',
+    'gateway had to look the run up); the same start through a bare HTTP proxy process (bench/bare-proxy.ts:',
+    'plain node:http, no MCP, no checks, no logging), the floor any gateway process pays for its hop; and',
+    'the describe and the query side by side, as the gateway makes them for `tasks/get`.',
     '',
     table(LATENCY_HEADER, [
       latencyRow('MCP `tools/call` → `CreateTaskResult` (HTTP)', o.createViaGateway),
       latencyRow('Temporal `workflow.start`', o.rawStart),
+      latencyRow('HTTP → bare proxy process → `workflow.start`', o.bareProxyStart),
       latencyRow('Temporal `workflow.start` + `describe`', o.rawStartDescribe),
       latencyRow('MCP `tasks/get` (HTTP)', o.getViaGateway),
       latencyRow('Temporal `describe` + progress `query`', o.rawDescribeQuery),
@@ -109,6 +113,16 @@ function overheadSection(o: OverheadResult): string {
           'tools/call / workflow.start',
           ratio(o.createViaGateway.p50 / o.rawStart.p50),
           ratio(o.createViaGateway.p99 / o.rawStart.p99),
+        ],
+        [
+          'bare proxy / workflow.start (the process hop)',
+          ratio(o.bareProxyStart.p50 / o.rawStart.p50),
+          ratio(o.bareProxyStart.p99 / o.rawStart.p99),
+        ],
+        [
+          'tools/call / bare proxy (MCP and the gateway itself)',
+          ratio(o.createViaGateway.p50 / o.bareProxyStart.p50),
+          ratio(o.createViaGateway.p99 / o.bareProxyStart.p99),
         ],
         [
           'tools/call / (start + describe)',

@@ -19,6 +19,23 @@ export function startParkedWorker(temporalAddress: string, taskQueue: string): P
   });
 }
 
+/** A bare HTTP front that only starts runs (bare-proxy.ts): the floor of any gateway process. */
+export async function startBareProxy(
+  temporalAddress: string,
+  taskQueue: string,
+): Promise<BenchChild & { url: URL }> {
+  const port = await freePort();
+  const child = await startChild({
+    name: 'bare proxy',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'bench/bare-proxy.ts'],
+    cwd: ROOT,
+    env: { TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, PORT: String(port) },
+    readyText: 'bare proxy: listening',
+  });
+  return { ...child, url: new URL(`http://127.0.0.1:${port}/`) };
+}
+
 /** The product's worker process (workflows and mining activities). */
 export async function startMiningWorker(
   temporalAddress: string,

@@ -26,6 +26,7 @@ describe('bench report', () => {
       overhead: {
         createViaGateway: d(30, 60),
         rawStart: d(10, 50),
+        bareProxyStart: d(12, 52),
         rawStartDescribe: d(25, 55),
         getViaGateway: d(12, 30),
         rawDescribeQuery: d(10, 25),
