@@ -1,6 +1,6 @@
-// `npm run bench`: one run that starts its own Temporal dev server, workers and gateway processes,
-// measures the gateway against raw Temporal, the completion notice, a peer side by side and 1,000
-// running tasks, the load run, then the miner; prints the tables and writes docs/benchmarks.md.
+// `npm run bench`: the miner first, then one run that starts its own Temporal dev server, workers and
+// gateway processes and measures the gateway against raw Temporal, the completion notice, a peer side
+// by side and 1,000 running tasks, then the load run; prints the tables and writes docs/benchmarks.md.
 //
 // Smaller, faster runs for trying things out: BENCH_QUICK=1 (writes no report).
 import { mkdirSync, writeFileSync } from 'node:fs';
