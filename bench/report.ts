@@ -95,6 +95,9 @@ function overheadSection(o: OverheadResult): string {
     'gateway had to look the run up); the same start through a bare HTTP proxy process (bench/bare-proxy.ts:',
     'plain node:http, no MCP, no checks, no logging), the floor any gateway process pays for its hop; and',
     'the describe and the query side by side, as the gateway makes them for `tasks/get`.',
+    'A clock on the raw side stops when Temporal answers; on the gateway side the answer still has to',
+    'cross one more process while, on these same cores, the Temporal server and the worker take up the',
+    'run just started (its first workflow task).',
     '',
     table(LATENCY_HEADER, [
       latencyRow('MCP `tools/call` → `CreateTaskResult` (HTTP)', o.createViaGateway),
