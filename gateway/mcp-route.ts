@@ -1,11 +1,11 @@
 // POST /mcp: MCP over Streamable HTTP, stateless. Every request gets a fresh server from the
 // factory; both protocol eras (2026-07-28 and the 2025 stateless fallback) share it.
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync } from 'fastify';
 import { type AuthTokens, bearerAuth } from './auth.ts';
 import { mcpRequestErrorHandler, PollRateLimiter, pollRateLimit } from './limits.ts';
 import { withRequestLog } from './logging.ts';
+import { serveMcpRequest } from './mcp-response.ts';
 import { createMcpServer, type McpServerDeps } from './mcp-server.ts';
 import { authInfoFor, callerFrom, principalOf } from './principal.ts';
 
@@ -23,7 +23,6 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
   const handler = createMcpHandler(({ authInfo }) => createMcpServer(options, callerFrom(authInfo)), {
     onerror: options.onError,
   });
-  const node = toNodeHandler(handler);
   app.addHook('onClose', async () => handler.close());
   // Hooks of this plugin apply to /mcp only: /healthz and /readyz stay open for probes.
   if (options.authTokens && options.authTokens.size > 0)
@@ -41,7 +40,7 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
     reply.hijack();
     const auth = authInfoFor(principalOf(request.raw));
     await withRequestLog(request, reply, () =>
-      node(Object.assign(request.raw, { auth }), reply.raw, request.body),
+      serveMcpRequest(handler, request.raw, reply.raw, request.body, auth, options.onError),
     );
   });
 };
