@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -83,6 +84,19 @@ describe('start configuration', () => {
   test('a bad port is refused with the variable named', () => {
     assert.throws(() => startConfig({ TEMPORAL_UI_PORT: 'eighty' }), /TEMPORAL_UI_PORT/);
     assert.throws(() => startConfig({ MCP_PORT: '70000' }), /MCP_PORT/);
+  });
+  test('ports handed to the dev server are free and outside the range it picks its own ports from', async () => {
+    const [ephemeralStart] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/);
+    const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
+    for (const port of ports) assert.ok(port >= 1024 && port < Number(ephemeralStart), `${port}`);
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(ports[0], '127.0.0.1', () => resolve());
+    });
+    server.close();
   });
 });
 
