@@ -1,7 +1,7 @@
 // Bench children (workers, the gateway, the peer): started with a ready line to wait for, stopped by
 // their own pid. Their output goes to a file, not through a pipe into this process: the bench's own
-// event loop, which times every call, never handles a child's log lines (a gateway writes one or
-// two per request), just as a container's logs are not its clients' business.
+// event loop, which times every call, never handles a child's log lines (a gateway writes a few per
+// request), just as a container's logs are not its clients' business.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';

@@ -8,6 +8,7 @@
 // Sides rotate order on every round, so a slow moment of the machine falls on all of them.
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { ANONYMOUS } from '../gateway/principal.ts';
 import { type RunDescription, runDetails, runSummary } from '../gateway/run-summary.ts';
 import { TASK_ID_PREFIX } from '../gateway/task-id.ts';
 import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal-mining.ts';
@@ -46,7 +47,7 @@ const RAW_RUN: RunDescription = {
   tool: 'start_mining',
   arguments: PARKED_ARGS,
   input: PARKED_INPUT,
-  principal: 'anonymous',
+  principal: ANONYMOUS,
   origin: {
     clientName: TASKS_CLIENT.clientInfo.name,
     clientVersion: TASKS_CLIENT.clientInfo.version,

@@ -35,6 +35,11 @@ function latencyRow(name: string, d: Distribution): Row {
 
 const LATENCY_HEADER = ['', 'n', 'p50', 'p99', 'mean', 'max'];
 
+/** `a` over `b` at p50 and at p99. */
+function ratioRow(name: string, a: Distribution, b: Distribution): Row {
+  return [name, ratio(a.p50 / b.p50), ratio(a.p99 / b.p99)];
+}
+
 function summaryRows(r: BenchResults): Row[] {
   const rows: Row[] = [];
   const o = r.overhead;
@@ -112,36 +117,16 @@ function overheadSection(o: OverheadResult): string {
     table(
       ['ratio', 'p50', 'p99'],
       [
-        [
-          'tools/call / workflow.start',
-          ratio(o.createViaGateway.p50 / o.rawStart.p50),
-          ratio(o.createViaGateway.p99 / o.rawStart.p99),
-        ],
-        [
-          'bare proxy / workflow.start (the process hop)',
-          ratio(o.bareProxyStart.p50 / o.rawStart.p50),
-          ratio(o.bareProxyStart.p99 / o.rawStart.p99),
-        ],
-        [
+        ratioRow('tools/call / workflow.start', o.createViaGateway, o.rawStart),
+        ratioRow('bare proxy / workflow.start (the process hop)', o.bareProxyStart, o.rawStart),
+        ratioRow(
           'tools/call / bare proxy (MCP and the gateway itself)',
-          ratio(o.createViaGateway.p50 / o.bareProxyStart.p50),
-          ratio(o.createViaGateway.p99 / o.bareProxyStart.p99),
-        ],
-        [
-          'tools/call / (start + describe)',
-          ratio(o.createViaGateway.p50 / o.rawStartDescribe.p50),
-          ratio(o.createViaGateway.p99 / o.rawStartDescribe.p99),
-        ],
-        [
-          'tasks/get / (describe + query)',
-          ratio(o.getViaGateway.p50 / o.rawDescribeQuery.p50),
-          ratio(o.getViaGateway.p99 / o.rawDescribeQuery.p99),
-        ],
-        [
-          'tasks/get / (describe ‖ query)',
-          ratio(o.getViaGateway.p50 / o.rawDescribeQueryParallel.p50),
-          ratio(o.getViaGateway.p99 / o.rawDescribeQueryParallel.p99),
-        ],
+          o.createViaGateway,
+          o.bareProxyStart,
+        ),
+        ratioRow('tools/call / (start + describe)', o.createViaGateway, o.rawStartDescribe),
+        ratioRow('tasks/get / (describe + query)', o.getViaGateway, o.rawDescribeQuery),
+        ratioRow('tasks/get / (describe ‖ query)', o.getViaGateway, o.rawDescribeQueryParallel),
       ],
     ),
   ].join('\n');

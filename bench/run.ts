@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
+import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { compiledGateway, GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
 import { startTestTemporal } from '../test/support/temporal.ts';
 import type { BenchChild } from './child-process.ts';
@@ -135,7 +135,7 @@ try {
 
   const variants = [
     {
-      variant: `node ${GATEWAY_NODE_FLAGS.join(' ')} dist/gateway.mjs (compiled, as the container runs it)`,
+      variant: `node ${GATEWAY_NODE_FLAGS.join(' ')} ${GATEWAY_BUNDLE} (compiled, as the container runs it)`,
       nodeArgs: gatewayArgs,
     },
     { variant: `node ${GATEWAY_UNDER_TSX.join(' ')} (npm run gateway)`, nodeArgs: GATEWAY_UNDER_TSX },

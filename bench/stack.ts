@@ -1,5 +1,6 @@
 // The processes a bench run measures: a Temporal dev server, workers, and the gateway as its own
-// process (by default compiled and with its Node.js flags, as the container runs it), all on loopback.
+// process (run.ts starts it compiled and with its Node.js flags, as the container runs it), all on
+// loopback.
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../lib/free-port.ts';
 import { startWorker, type WorkerProcess } from '../test/support/worker-process.ts';
@@ -59,7 +60,7 @@ export interface GatewayProcessOptions {
   temporalAddress: string;
   taskQueue: string;
   waitBudgetMs: number;
-  /** Node.js arguments that run the gateway (see gateway-bundle.ts). */
+  /** Node.js arguments that run the gateway (compiledGateway() or GATEWAY_UNDER_TSX, gateway-process.ts). */
   nodeArgs: string[];
 }
 
