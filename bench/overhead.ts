@@ -8,10 +8,10 @@
 // Sides rotate order on every round, so a slow moment of the machine falls on all of them.
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { ANONYMOUS } from '../gateway/principal.ts';
-import { type RunDescription, runDetails, runSummary } from '../gateway/run-summary.ts';
-import { TASK_ID_PREFIX } from '../gateway/task-id.ts';
-import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal-mining.ts';
+import { ANONYMOUS } from '../gateway/http/principal.ts';
+import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal/backend.ts';
+import { type RunDescription, runDetails, runSummary } from '../gateway/temporal/run-summary.ts';
+import { TASK_ID_PREFIX } from '../gateway/temporal/task-id.ts';
 import { PROTOCOL_VERSION, rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
 import { MINE_CHAIN_WORKFLOW, type MineChainInput, progressQuery } from '../workflows/contract.ts';
 import { type Distribution, distribution, timed } from './stats.ts';

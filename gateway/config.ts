@@ -1,8 +1,8 @@
 // Gateway settings from the environment: where to listen, how long a call may wait, how tasks are
 // advertised. Temporal's own settings (address, namespace, task queue, TLS) come from temporalEnv().
 import { type TemporalEnv, temporalEnv } from '../lib/temporal-env.ts';
-import type { ApprovalPolicy } from './approval-policy.ts';
-import { type AuthTokens, assertSafeBind, authTokensFromEnv } from './auth.ts';
+import { type AuthTokens, assertSafeBind, authTokensFromEnv } from './http/auth.ts';
+import type { ApprovalPolicy } from './mcp/approval-policy.ts';
 
 export interface GatewayConfig {
   host: string;

@@ -1,10 +1,10 @@
 // `npm run gateway`: the MCP gateway process. Configuration from the environment (see config.ts).
 import { destination } from 'pino';
-import { buildApp } from './app.ts';
 import { gatewayConfig } from './config.ts';
+import { buildApp } from './http/app.ts';
 import { loadServerSecret } from './server-secret.ts';
-import { createTemporalClient } from './temporal-client.ts';
-import { miningOptions, TemporalMining } from './temporal-mining.ts';
+import { miningOptions, TemporalMining } from './temporal/backend.ts';
+import { createTemporalClient } from './temporal/client.ts';
 
 /** Settings that must be right before anything listens: a bad one stops the start with its reason. */
 function startupSettings() {

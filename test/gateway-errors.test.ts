@@ -19,9 +19,9 @@ import {
   missingTasksCapability,
   taskNotFound,
   toProtocolError,
-} from '../gateway/json-rpc-errors.ts';
-import { stateFromResultError } from '../gateway/outcome.ts';
-import { queryFailureNote } from '../gateway/temporal-mining.ts';
+} from '../gateway/mcp/json-rpc-errors.ts';
+import { queryFailureNote } from '../gateway/temporal/backend.ts';
+import { stateFromResultError } from '../gateway/temporal/outcome.ts';
 
 const workflowFailed = (cause: Error) =>
   new WorkflowFailedError('Workflow execution failed', cause, RetryState.NON_RETRYABLE_FAILURE);

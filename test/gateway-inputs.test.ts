@@ -1,10 +1,8 @@
 // Tool argument schemas, task ids, capability detection and configuration.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { declaresTasksExtension } from '../gateway/capabilities.ts';
 import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
-import { isOwnedBy, newTaskId, TASK_ID_PREFIX } from '../gateway/task-id.ts';
-import { describeIssues, listedTool } from '../gateway/tool-catalog.ts';
+import { declaresTasksExtension } from '../gateway/mcp/capabilities.ts';
 import {
   DEFAULT_BLOCKS,
   DEFAULT_DIFFICULTY,
@@ -12,7 +10,9 @@ import {
   mineChainInput,
   startMiningArgs,
   workflowIdArgs,
-} from '../gateway/tool-schemas.ts';
+} from '../gateway/mcp/tool-schemas.ts';
+import { describeIssues, listedTool } from '../gateway/mcp/tools.ts';
+import { isOwnedBy, newTaskId, TASK_ID_PREFIX } from '../gateway/temporal/task-id.ts';
 import { LIMITS } from '../workflows/limits.ts';
 
 describe('start_mining arguments', () => {

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../gateway/app.ts';
 import { gatewayConfig } from '../gateway/config.ts';
-import { scrubSecrets } from '../gateway/logging.ts';
-import { TemporalMining } from '../gateway/temporal-mining.ts';
+import { buildApp } from '../gateway/http/app.ts';
+import { scrubSecrets } from '../gateway/http/logging.ts';
+import { TemporalMining } from '../gateway/temporal/backend.ts';
 import { PLAIN_CLIENT, rpcResult } from './support/mcp-http.ts';
 import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
 

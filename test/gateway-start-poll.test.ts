@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CallToolResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { notFoundJson, pollAfterSeconds, startPollJson, toolResult } from '../gateway/start-poll.ts';
+import { notFoundJson, pollAfterSeconds, startPollJson, toolResult } from '../gateway/mcp/start-poll.ts';
 import {
   BROKEN,
   CANCELLED,

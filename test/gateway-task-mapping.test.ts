@@ -14,7 +14,7 @@ import {
   getTaskResult,
   statusMessage,
   type TaskTiming,
-} from '../gateway/task-mapping.ts';
+} from '../gateway/mcp/task-mapping.ts';
 import {
   BROKEN,
   CANCELLED,

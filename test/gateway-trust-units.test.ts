@@ -5,12 +5,17 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { assertSafeBind, authTokensFromEnv, parseAuthTokens, principalForToken } from '../gateway/auth.ts';
 import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
-import { differingArguments, keyedTaskId } from '../gateway/idempotency.ts';
-import { PollRateLimiter, polledTaskId } from '../gateway/limits.ts';
+import {
+  assertSafeBind,
+  authTokensFromEnv,
+  parseAuthTokens,
+  principalForToken,
+} from '../gateway/http/auth.ts';
+import { PollRateLimiter, polledTaskId } from '../gateway/http/limits.ts';
 import { loadServerSecret, SECRET_FILE_NAME } from '../gateway/server-secret.ts';
-import { isOwnedBy, TASK_ID_PREFIX } from '../gateway/task-id.ts';
+import { differingArguments, keyedTaskId } from '../gateway/temporal/idempotency.ts';
+import { isOwnedBy, TASK_ID_PREFIX } from '../gateway/temporal/task-id.ts';
 
 const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-9876543210ab';

@@ -2,8 +2,8 @@
 // and protocol revision come from, for both protocol eras. Pure.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { requestOrigin } from '../gateway/request-origin.ts';
-import { runDetails, runSummary } from '../gateway/run-summary.ts';
+import { requestOrigin } from '../gateway/mcp/request-origin.ts';
+import { runDetails, runSummary } from '../gateway/temporal/run-summary.ts';
 
 const noSession = { getClientVersion: () => undefined, getNegotiatedProtocolVersion: () => undefined };
 

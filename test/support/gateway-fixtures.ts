@@ -1,6 +1,6 @@
 // Sample execution views for the gateway's pure mapping tests.
 
-import type { ExecutionState, ExecutionView } from '../../gateway/execution.ts';
+import type { ExecutionState, ExecutionView } from '../../gateway/temporal/execution.ts';
 import type { ChainResult, InputRequest } from '../../workflows/contract.ts';
 
 export const CREATED = new Date('2026-11-30T10:00:00.000Z');

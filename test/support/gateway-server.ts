@@ -2,10 +2,10 @@
 // free loopback port. Settings default to values that keep tests fast.
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../gateway/app.ts';
 import { type GatewayConfig, gatewayConfig } from '../../gateway/config.ts';
-import { createTemporalClient } from '../../gateway/temporal-client.ts';
-import { miningOptions, TemporalMining } from '../../gateway/temporal-mining.ts';
+import { buildApp } from '../../gateway/http/app.ts';
+import { miningOptions, TemporalMining } from '../../gateway/temporal/backend.ts';
+import { createTemporalClient } from '../../gateway/temporal/client.ts';
 
 export interface GatewayOptions {
   temporalAddress: string;

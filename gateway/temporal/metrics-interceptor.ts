@@ -3,7 +3,7 @@
 // long-poll behind handle.result() is not an intercepted call: temporal-mining.ts times it as
 // `result-wait`.
 import type { WorkflowClientInterceptor } from '@temporalio/client';
-import { metrics } from './metrics.ts';
+import { metrics } from '../metrics.ts';
 
 export function temporalMetricsInterceptor(): WorkflowClientInterceptor {
   return {

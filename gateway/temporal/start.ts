@@ -2,8 +2,8 @@
 // tasks, and for a start with an idempotency key, the keyed task id, the lookup of the run already
 // there and the check that it was started with the same arguments.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { runningTaskLimit } from '../http/limits.ts';
 import { differingArguments, idempotencyConflict, keyedTaskId } from './idempotency.ts';
-import { runningTaskLimit } from './limits.ts';
 import type { Caller, StartedRun, StartRequest } from './mining-backend.ts';
 
 export interface StartSteps {

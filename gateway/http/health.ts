@@ -1,6 +1,6 @@
 // GET /healthz: the process is up. GET /readyz: Temporal answers within a bounded time (503 if not).
 import type { FastifyPluginAsync } from 'fastify';
-import type { MiningBackend } from './mining-backend.ts';
+import type { MiningBackend } from '../temporal/mining-backend.ts';
 
 export interface HealthOptions {
   backend: MiningBackend;

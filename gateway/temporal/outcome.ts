@@ -1,9 +1,9 @@
 // A closed workflow's outcome (its result, or the error handle.result() threw) → ExecutionState.
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
-import type { ChainResult } from '../workflows/contract.ts';
+import type { ChainResult } from '../../workflows/contract.ts';
+import { INTERNAL_ERROR } from '../mcp/json-rpc-errors.ts';
 import type { ExecutionState } from './execution.ts';
-import { INTERNAL_ERROR } from './json-rpc-errors.ts';
 
 export function completedState(result: ChainResult): ExecutionState {
   return { status: 'completed', result };

@@ -1,6 +1,6 @@
 // What the gateway knows about one mining run at one moment: the input of every pure mapping
 // (task JSON, start/poll JSON). Built from Temporal by temporal-mining.ts; no I/O here.
-import type { ChainResult, MineChainInput, MiningProgress } from '../workflows/contract.ts';
+import type { ChainResult, MineChainInput, MiningProgress } from '../../workflows/contract.ts';
 
 /** A JSON-RPC error object, as carried by a failed task. */
 export interface JsonRpcErrorObject {

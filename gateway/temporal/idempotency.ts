@@ -3,7 +3,7 @@
 // back the run already there. Reusing a key with other arguments is refused. Pure.
 import { createHmac } from 'node:crypto';
 import type { ProtocolError } from '@modelcontextprotocol/server';
-import { invalidParams } from './json-rpc-errors.ts';
+import { invalidParams } from '../mcp/json-rpc-errors.ts';
 import { ownedTaskId } from './task-id.ts';
 
 /** The task id for (principal, tool, key): 128 bits of the HMAC as its body, owned like any other. */

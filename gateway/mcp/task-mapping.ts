@@ -3,8 +3,8 @@
 // for input); completed → completed with the tool result; a tool-level failure → completed with
 // isError; cancelled → cancelled; any other failure → failed with a JSON-RPC error.
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { InputRequest } from '../workflows/contract.ts';
-import type { ExecutionView, JsonRpcErrorObject } from './execution.ts';
+import type { InputRequest } from '../../workflows/contract.ts';
+import type { ExecutionView, JsonRpcErrorObject } from '../temporal/execution.ts';
 import { publicationOutcome } from './publication.ts';
 import { hashesSoFar, startPollJson, toolResult } from './start-poll.ts';
 

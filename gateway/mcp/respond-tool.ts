@@ -1,14 +1,14 @@
 // respond_to_mining: the start/poll path's tasks/update. Sends a person's answer to one outstanding
 // input request of a run (as a workflow signal), then answers with the run's state: the final result
 // when the answer lets it finish within the wait budget.
-import type { InputRequest } from '../workflows/contract.ts';
+import type { InputRequest } from '../../workflows/contract.ts';
+import type { Caller } from '../temporal/mining-backend.ts';
 import { invalidParams } from './json-rpc-errors.ts';
-import type { Caller } from './mining-backend.ts';
 import type { MiningToolsDeps } from './mining-tools.ts';
 import { notFoundJson, startPollJson, toolResult } from './start-poll.ts';
-import { defineTool, type ToolDefinition } from './tool-catalog.ts';
 import { RESPOND_TO_MINING } from './tool-descriptions.ts';
 import { respondArgs } from './tool-schemas.ts';
+import { defineTool, type ToolDefinition } from './tools.ts';
 
 /** The content of an accepted form must carry every required field with the requested type. */
 export function checkFormContent(request: InputRequest, content: Record<string, unknown> | undefined): void {

@@ -1,8 +1,8 @@
 // Execution state → the start/poll JSON of the tool contract (start_mining, get_mining_result,
 // cancel_mining) and the CallToolResult that carries it. Pure.
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { ChainResult, InputRequest } from '../workflows/contract.ts';
-import type { ExecutionView, LiveProgress } from './execution.ts';
+import type { ChainResult, InputRequest } from '../../workflows/contract.ts';
+import type { ExecutionView, LiveProgress } from '../temporal/execution.ts';
 import { publicationOutcome } from './publication.ts';
 
 export interface ProgressJson {

@@ -1,7 +1,7 @@
 // The bounded wait, measured: wraps a MiningBackend so every wait() lands in
 // mcp_gateway_wait_duration_seconds with how it ended. Every other method passes through as is.
 
-import { metrics } from './metrics.ts';
+import { metrics } from '../metrics.ts';
 import type { MiningBackend } from './mining-backend.ts';
 
 export function withWaitMetrics(backend: MiningBackend): MiningBackend {

@@ -1,7 +1,7 @@
 // What the Temporal Web UI shows for a run: a one-line summary (tool and key arguments) and
 // Markdown details (caller, MCP client, protocol revision, the arguments as sent). Pure.
-import type { MineChainInput } from '../workflows/contract.ts';
-import type { RequestOrigin } from './request-origin.ts';
+import type { MineChainInput } from '../../workflows/contract.ts';
+import type { RequestOrigin } from '../mcp/request-origin.ts';
 
 export interface RunDescription {
   tool: string;

@@ -2,17 +2,17 @@
 // budget, then answers in one of three shapes: the result inline; a task handle for a request that
 // declared the Tasks extension; otherwise the start/poll "running" JSON.
 import type { Server } from '@modelcontextprotocol/server';
+import type { ExecutionView } from '../temporal/execution.ts';
+import type { Caller, MiningBackend } from '../temporal/mining-backend.ts';
 import type { ApprovalPolicy } from './approval-policy.ts';
 import { declaresTasksExtension } from './capabilities.ts';
-import type { ExecutionView } from './execution.ts';
-import type { Caller, MiningBackend } from './mining-backend.ts';
 import { requestOrigin } from './request-origin.ts';
 import { respondTool } from './respond-tool.ts';
 import { notFoundJson, startPollJson, toolResult } from './start-poll.ts';
 import { createTaskResult, type TaskTiming } from './task-mapping.ts';
-import { defineTool, type ToolDefinition } from './tool-catalog.ts';
 import { CANCEL_MINING, GET_MINING_RESULT, START_MINING } from './tool-descriptions.ts';
 import { mineChainInput, startMiningArgs, workflowIdArgs } from './tool-schemas.ts';
+import { defineTool, type ToolDefinition } from './tools.ts';
 
 export interface MiningToolsDeps {
   backend: MiningBackend;

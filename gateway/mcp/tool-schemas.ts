@@ -1,7 +1,7 @@
 // The tools' argument schemas, bounded by the same LIMITS the workflow enforces.
 import * as z from 'zod/v4';
-import type { MineChainInput } from '../workflows/contract.ts';
-import { LIMITS } from '../workflows/limits.ts';
+import type { MineChainInput } from '../../workflows/contract.ts';
+import { LIMITS } from '../../workflows/limits.ts';
 import { type ApprovalPolicy, needsApproval } from './approval-policy.ts';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;

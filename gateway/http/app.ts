@@ -1,13 +1,13 @@
 // The Fastify app, built apart from listen() so tests drive it in-process or on a free port.
 import { localhostHostValidation, localhostOriginValidation } from '@modelcontextprotocol/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { GatewayConfig } from './config.ts';
+import type { GatewayConfig } from '../config.ts';
+import type { MiningBackend } from '../temporal/mining-backend.ts';
+import { withWaitMetrics } from '../temporal/wait-metrics.ts';
 import { healthRoutes } from './health.ts';
 import { bindTaskFromBody, childLoggerFactory, loggerOptions } from './logging.ts';
 import { mcpRoute } from './mcp-route.ts';
 import { metricsRoute } from './metrics-route.ts';
-import type { MiningBackend } from './mining-backend.ts';
-import { withWaitMetrics } from './wait-metrics.ts';
 
 export interface AppDeps {
   backend: MiningBackend;

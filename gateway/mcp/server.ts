@@ -1,12 +1,12 @@
 // A fresh MCP server for one request: the mining tools and the Tasks methods, bound to the caller.
 import { Server } from '@modelcontextprotocol/server';
+import type { Caller, MiningBackend } from '../temporal/mining-backend.ts';
 import type { ApprovalPolicy } from './approval-policy.ts';
 import { TASKS_EXTENSION } from './capabilities.ts';
-import type { Caller, MiningBackend } from './mining-backend.ts';
 import { miningTools } from './mining-tools.ts';
 import type { TaskTiming } from './task-mapping.ts';
 import { registerTaskMethods } from './task-methods.ts';
-import { registerToolCatalog } from './tool-catalog.ts';
+import { registerToolCatalog } from './tools.ts';
 
 export const SERVER_INFO = { name: 'temporal-mcp-gateway', version: '0.1.0' } as const;
 

@@ -1,8 +1,8 @@
 // The gateway's Temporal client. The connection is lazy, so the gateway starts (and /readyz says
 // 503) while Temporal is down, and gets back in touch by itself when Temporal returns.
 import { Client, Connection } from '@temporalio/client';
-import type { TemporalEnv } from '../lib/temporal-env.ts';
-import { temporalMetricsInterceptor } from './temporal-metrics.ts';
+import type { TemporalEnv } from '../../lib/temporal-env.ts';
+import { temporalMetricsInterceptor } from './metrics-interceptor.ts';
 
 export function createTemporalClient(temporal: TemporalEnv, connectTimeoutMs: number): Client {
   const { address, tls, apiKey, metadata } = temporal.connectionOptions;

@@ -1,9 +1,9 @@
 // Counts and logs every tools/call and tasks/* request: one metric increment and one log line per
 // request, carrying the task id the request is about (logging.ts binds it to the request's logger).
 import { ProtocolError } from '@modelcontextprotocol/server';
+import { tagTask } from '../http/logging.ts';
+import { metrics, type TaskRequestOutcome, type ToolCallOutcome } from '../metrics.ts';
 import { INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY } from './json-rpc-errors.ts';
-import { tagTask } from './logging.ts';
-import { metrics, type TaskRequestOutcome, type ToolCallOutcome } from './metrics.ts';
 
 interface AnswerLike {
   resultType?: unknown;

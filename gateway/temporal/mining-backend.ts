@@ -1,8 +1,8 @@
 // What the MCP handlers need from the durable engine. The Temporal implementation is
 // temporal-mining.ts; handlers depend only on this interface.
-import type { InputResponse, MineChainInput } from '../workflows/contract.ts';
+import type { InputResponse, MineChainInput } from '../../workflows/contract.ts';
+import type { RequestOrigin } from '../mcp/request-origin.ts';
 import type { ExecutionState, ExecutionView } from './execution.ts';
-import type { RequestOrigin } from './request-origin.ts';
 
 /** Who is calling: every task operation is scoped to the principal that started the task. */
 export interface Caller {

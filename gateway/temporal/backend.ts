@@ -26,17 +26,17 @@ import {
   type MineBlockHeartbeat,
   type MineChainInput,
   progressQuery,
-} from '../workflows/contract.ts';
-import type { GatewayConfig } from './config.ts';
+} from '../../workflows/contract.ts';
+import type { GatewayConfig } from '../config.ts';
+import type { RequestOrigin } from '../mcp/request-origin.ts';
+import { metrics } from '../metrics.ts';
 import { withHardDeadline } from './deadline.ts';
 import type { ExecutionState, ExecutionView, LiveProgress } from './execution.ts';
-import { metrics } from './metrics.ts';
 import type { Caller, MiningBackend, StartedRun, StartRequest, WaitOutcome } from './mining-backend.ts';
 import { completedState, stateFromResultError } from './outcome.ts';
-import type { RequestOrigin } from './request-origin.ts';
 import { runDetails, runSummary } from './run-summary.ts';
+import { startIdempotent } from './start.ts';
 import { isOwnedBy, newTaskId } from './task-id.ts';
-import { startIdempotent } from './temporal-start.ts';
 
 export const MCP_TOOL = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
 export const MCP_PRINCIPAL = defineSearchAttributeKey('McpPrincipal', SearchAttributeType.KEYWORD);

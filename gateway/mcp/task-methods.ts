@@ -3,13 +3,13 @@
 // expired or another caller's is -32602.
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
+import type { Caller, MiningBackend } from '../temporal/mining-backend.ts';
 import { observeTaskRequest } from './call-observer.ts';
 import { declaresTasksExtension } from './capabilities.ts';
 import { invalidParams, missingTasksCapability, taskNotFound, toProtocolError } from './json-rpc-errors.ts';
-import type { Caller, MiningBackend } from './mining-backend.ts';
 import { emptyAck, getTaskResult, type TaskTiming } from './task-mapping.ts';
-import { describeIssues } from './tool-catalog.ts';
 import { inputResponsesSchema, taskIdParams } from './tool-schemas.ts';
+import { describeIssues } from './tools.ts';
 
 export interface TaskMethodsDeps {
   backend: MiningBackend;

@@ -2,11 +2,11 @@
 // factory; both protocol eras (2026-07-28 and the 2025 stateless fallback) share it.
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync } from 'fastify';
+import { createMcpServer, type McpServerDeps } from '../mcp/server.ts';
 import { type AuthTokens, bearerAuth } from './auth.ts';
 import { mcpRequestErrorHandler, PollRateLimiter, pollRateLimit } from './limits.ts';
 import { withRequestLog } from './logging.ts';
 import { serveMcpRequest } from './mcp-response.ts';
-import { createMcpServer, type McpServerDeps } from './mcp-server.ts';
 import { authInfoFor, callerFrom, principalOf } from './principal.ts';
 
 export interface McpRouteOptions extends McpServerDeps {
