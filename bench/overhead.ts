@@ -9,11 +9,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { ANONYMOUS } from '../gateway/http/principal.ts';
+import { miningPresentation } from '../gateway/mcp/mining/presentation.ts';
+import { MINING_ID_PREFIX } from '../gateway/mcp/mining/tool.ts';
 import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal/backend.ts';
-import { type RunDescription, runDetails, runSummary } from '../gateway/temporal/run-summary.ts';
-import { TASK_ID_PREFIX } from '../gateway/temporal/task-id.ts';
+import { type RunDescription, runDetails } from '../gateway/temporal/run-summary.ts';
 import { PROTOCOL_VERSION, rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
-import { MINE_CHAIN_WORKFLOW, type MineChainInput, progressQuery } from '../workflows/contract.ts';
+import {
+  MINE_CHAIN_WORKFLOW,
+  type MineChainInput,
+  miningProgressQuery as progressQuery,
+} from '../workflows/contract.ts';
 import { type Distribution, distribution, timed } from './stats.ts';
 
 /** A run that cannot finish during the bench (about 2^36 hashes), parked anyway. */
@@ -46,7 +51,6 @@ export async function getTask(url: URL, taskId: string): Promise<void> {
 const RAW_RUN: RunDescription = {
   tool: 'start_mining',
   arguments: PARKED_ARGS,
-  input: PARKED_INPUT,
   principal: ANONYMOUS,
   origin: {
     clientName: TASKS_CLIENT.clientInfo.name,
@@ -61,7 +65,7 @@ const RAW_RUN: RunDescription = {
  * Web UI summary and details.
  */
 export function rawStart(client: Client, taskQueue: string) {
-  const workflowId = `${TASK_ID_PREFIX}${randomBytes(24).toString('base64url')}`;
+  const workflowId = `${MINING_ID_PREFIX}-${randomBytes(24).toString('base64url')}`;
   const { tool, principal } = RAW_RUN;
   return client.workflow.start(MINE_CHAIN_WORKFLOW, {
     workflowId,
@@ -72,7 +76,7 @@ export function rawStart(client: Client, taskQueue: string) {
       { key: MCP_TOOL, value: tool },
       { key: MCP_PRINCIPAL, value: principal },
     ],
-    staticSummary: runSummary(RAW_RUN),
+    staticSummary: miningPresentation().summary(tool, PARKED_ARGS, principal),
     staticDetails: runDetails(RAW_RUN),
   });
 }

@@ -2,7 +2,9 @@
 // advertised. Temporal's own settings (address, namespace, task queue, TLS) come from temporalEnv().
 import { type TemporalEnv, temporalEnv } from '../lib/temporal-env.ts';
 import { type AuthTokens, assertSafeBind, authTokensFromEnv } from './http/auth.ts';
-import type { ApprovalPolicy } from './mcp/approval-policy.ts';
+import { type CatalogTool, loadCatalogFile } from './mcp/catalog.ts';
+import type { ApprovalPolicy } from './mcp/mining/approval-policy.ts';
+import { miningTool } from './mcp/mining/tool.ts';
 
 export interface GatewayConfig {
   host: string;
@@ -19,7 +21,7 @@ export interface GatewayConfig {
   temporalTimeoutMs: number;
   /** Longest /readyz waits for Temporal before answering 503. */
   readyTimeoutMs: number;
-  /** When a run must pause for a person's approval before publishing, and for how long. */
+  /** When a mining run must pause for a person's approval before publishing, and for how long. */
   approval: ApprovalPolicy;
   /** principal → bearer token (MCP_AUTH_TOKENS / MCP_AUTH_TOKENS_FILE); empty: no auth, loopback only. */
   authTokens: AuthTokens;
@@ -30,6 +32,10 @@ export interface GatewayConfig {
   /** Largest request body accepted on /mcp (413 above it). */
   bodyLimitBytes: number;
   temporal: TemporalEnv;
+  /** The catalog file (MCP_TOOLS_FILE), or undefined for the built-in catalog. */
+  toolsFile?: string;
+  /** The tools served: the catalog file's, or the built-in mining tool. */
+  tools: CatalogTool[];
 }
 
 export const DEFAULTS = {
@@ -63,10 +69,25 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
   const authTokens = authTokensFromEnv(env);
   assertSafeBind(host, authTokens);
   const pollIntervalMs = integer(env, 'MCP_POLL_INTERVAL_MS', DEFAULTS.pollIntervalMs, 100, 10 * 60_000);
+  const waitBudgetMs = integer(env, 'MCP_WAIT_BUDGET_MS', DEFAULTS.waitBudgetMs, 0, 10 * 60_000);
+  const temporal = temporalEnv(env);
+  const approval: ApprovalPolicy = {
+    // 0 (the default) asks for approval only when the caller sets require_approval.
+    thresholdHashes: integer(env, 'MCP_APPROVAL_THRESHOLD_HASHES', 0, 0, Number.MAX_SAFE_INTEGER),
+    timeoutMs: integer(
+      env,
+      'MCP_APPROVAL_TIMEOUT_MS',
+      DEFAULTS.approvalTimeoutMs,
+      1_000,
+      7 * 24 * 60 * 60 * 1000,
+    ),
+  };
+  const toolsFile = env.MCP_TOOLS_FILE?.trim() || undefined;
+  const catalogDefaults = { taskQueue: temporal.taskQueue, waitBudgetMs };
   return {
     host,
     port: integer(env, 'MCP_PORT', DEFAULTS.port, 0, 65_535),
-    waitBudgetMs: integer(env, 'MCP_WAIT_BUDGET_MS', DEFAULTS.waitBudgetMs, 0, 10 * 60_000),
+    waitBudgetMs,
     pollIntervalMs,
     taskTtlMs: integer(env, 'MCP_TASK_TTL_MS', DEFAULTS.taskTtlMs, 60_000, 365 * 24 * 60 * 60 * 1000),
     queryTimeoutMs: integer(env, 'MCP_QUERY_TIMEOUT_MS', DEFAULTS.queryTimeoutMs, 100, 60_000),
@@ -83,17 +104,9 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
       pollIntervalMs,
     ),
     bodyLimitBytes: integer(env, 'MCP_MAX_BODY_BYTES', DEFAULTS.bodyLimitBytes, 1024, 16 * 1024 * 1024),
-    approval: {
-      // 0 (the default) asks for approval only when the caller sets require_approval.
-      thresholdHashes: integer(env, 'MCP_APPROVAL_THRESHOLD_HASHES', 0, 0, Number.MAX_SAFE_INTEGER),
-      timeoutMs: integer(
-        env,
-        'MCP_APPROVAL_TIMEOUT_MS',
-        DEFAULTS.approvalTimeoutMs,
-        1_000,
-        7 * 24 * 60 * 60 * 1000,
-      ),
-    },
-    temporal: temporalEnv(env),
+    approval,
+    temporal,
+    ...(toolsFile ? { toolsFile } : {}),
+    tools: toolsFile ? loadCatalogFile(toolsFile, catalogDefaults) : [miningTool(catalogDefaults, approval)],
   };
 }

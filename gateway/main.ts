@@ -3,7 +3,7 @@ import { destination } from 'pino';
 import { gatewayConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { loadServerSecret } from './server-secret.ts';
-import { miningOptions, TemporalMining } from './temporal/backend.ts';
+import { backendOptions, TemporalBackend } from './temporal/backend.ts';
 import { createTemporalClient } from './temporal/client.ts';
 
 /** Settings that must be right before anything listens: a bad one stops the start with its reason. */
@@ -18,7 +18,7 @@ function startupSettings() {
 
 const { config, serverSecret } = startupSettings();
 const client = createTemporalClient(config.temporal, config.temporalTimeoutMs);
-const backend = new TemporalMining(client, miningOptions(config, serverSecret.secret));
+const backend = new TemporalBackend(client, backendOptions(config, serverSecret.secret));
 // Log lines are written off the request path (pino flushes what is pending when the process exits).
 const stream = destination({ dest: 1, sync: false });
 const app = buildApp(config, { backend, logger: { level: process.env.LOG_LEVEL || 'info', stream } });
@@ -27,6 +27,9 @@ const address = await app.listen({ host: config.host, port: config.port });
 app.log.info(
   `gateway: MCP on ${address}/mcp; Temporal ${config.temporal.address}, namespace "${config.temporal.namespace}", ` +
     `task queue "${config.temporal.taskQueue}"; wait budget ${config.waitBudgetMs} ms`,
+);
+app.log.info(
+  `gateway: tools from ${config.toolsFile ?? 'the built-in catalog'}: ${config.tools.map((t) => t.name).join(', ')}`,
 );
 app.log.info(
   `gateway: ${

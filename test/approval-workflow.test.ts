@@ -8,12 +8,12 @@ import { after, before, describe, it } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
 import {
   type ChainResult,
-  inputResponsesSignal,
   MINE_CHAIN_WORKFLOW,
   type MineChainInput,
-  type MiningProgress,
-  progressQuery,
+  type MiningProgressAnswer,
+  miningProgressQuery,
 } from '../workflows/contract.ts';
+import { inputSignal } from '../workflows/mcp-contract.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 import { startWorker, type WorkerProcess } from './support/worker-process.ts';
 
@@ -31,11 +31,11 @@ async function start(extra: Partial<MineChainInput> = {}): Promise<WorkflowHandl
 }
 
 /** Waits until the workflow shows exactly the given outstanding keys. */
-function waitForKeys(handle: WorkflowHandle, keys: string[]): Promise<MiningProgress> {
+function waitForKeys(handle: WorkflowHandle, keys: string[]): Promise<MiningProgressAnswer> {
   return eventually(
     async () => {
-      const progress = await handle.query(progressQuery);
-      return JSON.stringify(Object.keys(progress.inputRequests)) === JSON.stringify(keys)
+      const progress = await handle.query(miningProgressQuery);
+      return JSON.stringify(Object.keys(progress.inputRequests ?? {})) === JSON.stringify(keys)
         ? progress
         : undefined;
     },
@@ -65,15 +65,17 @@ describe('mineChain approval', () => {
   it('pauses with one keyed elicitation request, then publishes to the ledger on approval', async () => {
     const handle = await start();
     const waiting = await waitForKeys(handle, ['approve-publish-1']);
-    assert.equal(waiting.phase, 'awaiting_input');
-    assert.equal(waiting.blocksDone, 2);
-    const request = waiting.inputRequests['approve-publish-1'];
+    assert.equal(waiting.mining?.phase, 'awaiting_input');
+    assert.equal(waiting.mining?.blocksDone, 2);
+    const request = waiting.inputRequests?.['approve-publish-1'];
     assert.equal(request?.method, 'elicitation/create');
     assert.match(request?.params.message ?? '', /final hash [0-9a-f]{64}/);
     // Same key on every poll until answered.
-    assert.deepEqual(Object.keys((await handle.query(progressQuery)).inputRequests), ['approve-publish-1']);
+    assert.deepEqual(Object.keys((await handle.query(miningProgressQuery)).inputRequests ?? {}), [
+      'approve-publish-1',
+    ]);
 
-    await handle.signal(inputResponsesSignal, {
+    await handle.signal(inputSignal, {
       'approve-publish-1': { action: 'accept', content: { approve: true, note: 'ship it' } },
     });
     const result: ChainResult = await handle.result();
@@ -85,27 +87,27 @@ describe('mineChain approval', () => {
     const entry = JSON.parse(readFileSync(ledgerPath, 'utf8'));
     assert.equal(entry.taskId, handle.workflowId);
     assert.equal(entry.chain.finalHash, result.finalHash);
-    assert.deepEqual(Object.keys((await handle.query(progressQuery)).inputRequests), []);
+    assert.deepEqual(Object.keys((await handle.query(miningProgressQuery)).inputRequests ?? {}), []);
   });
 
   it('ignores unknown and repeated keys; a partial set keeps it waiting; a malformed answer supersedes the key', async () => {
     const handle = await start();
     await waitForKeys(handle, ['approve-publish-1']);
-    await handle.signal(inputResponsesSignal, {
+    await handle.signal(inputSignal, {
       'not-a-key': { action: 'accept', content: { approve: true } },
     });
     // A malformed accept (no boolean approve) retires key 1 and asks again under key 2.
-    await handle.signal(inputResponsesSignal, {
+    await handle.signal(inputSignal, {
       'approve-publish-1': { action: 'accept', content: { approve: 'y' } },
     });
     const again = await waitForKeys(handle, ['approve-publish-2']);
-    assert.match(again.inputRequests['approve-publish-2']?.params.message ?? '', /previous answer/);
+    assert.match(again.inputRequests?.['approve-publish-2']?.params.message ?? '', /previous answer/);
     // Key 1 is answered: a second answer to it changes nothing.
-    await handle.signal(inputResponsesSignal, {
+    await handle.signal(inputSignal, {
       'approve-publish-1': { action: 'accept', content: { approve: true } },
     });
     await waitForKeys(handle, ['approve-publish-2']);
-    await handle.signal(inputResponsesSignal, { 'approve-publish-2': { action: 'decline' } });
+    await handle.signal(inputSignal, { 'approve-publish-2': { action: 'decline' } });
     const result: ChainResult = await handle.result();
     assert.deepEqual(result.publication, { status: 'declined', action: 'decline' });
   });
@@ -113,7 +115,7 @@ describe('mineChain approval', () => {
   it('approve=false does not publish', async () => {
     const handle = await start();
     await waitForKeys(handle, ['approve-publish-1']);
-    await handle.signal(inputResponsesSignal, {
+    await handle.signal(inputSignal, {
       'approve-publish-1': { action: 'accept', content: { approve: false, note: 'not now' } },
     });
     const result: ChainResult = await handle.result();
@@ -126,6 +128,6 @@ describe('mineChain approval', () => {
     await waitForKeys(handle, ['approve-publish-1']);
     const result: ChainResult = await handle.result();
     assert.deepEqual(result.publication, { status: 'approval_timed_out', waitedMs: 1_500 });
-    assert.deepEqual(Object.keys((await handle.query(progressQuery)).inputRequests), []);
+    assert.deepEqual(Object.keys((await handle.query(miningProgressQuery)).inputRequests ?? {}), []);
   });
 });

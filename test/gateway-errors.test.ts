@@ -14,13 +14,15 @@ import {
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
-  isTemporalUnavailable,
+  isTaskNotFound,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
   missingTasksCapability,
   taskNotFound,
   toProtocolError,
 } from '../gateway/mcp/json-rpc-errors.ts';
 import { queryFailureNote } from '../gateway/temporal/backend.ts';
+import { TemporalDeadlineError } from '../gateway/temporal/deadline.ts';
+import { isTemporalUnavailable } from '../gateway/temporal/grpc-errors.ts';
 import { stateFromResultError } from '../gateway/temporal/outcome.ts';
 
 const workflowFailed = (cause: Error) =>
@@ -47,33 +49,41 @@ describe('workflow outcome → execution state', () => {
       assert.ok(state?.status === 'failed');
       assert.equal(state.toolError, false);
       assert.equal(state.reason, reason);
-      assert.equal(state.error.code, INTERNAL_ERROR);
     }
   });
 
-  test('a non-retryable application failure is a tool error with its type as reason', () => {
+  test('a failure of type McpToolError is a tool error with its message', () => {
+    const state = stateFromResultError(
+      workflowFailed(ApplicationFailure.nonRetryable('difficulty too high', 'McpToolError')),
+    );
+    assert.ok(state?.status === 'failed');
+    assert.equal(state.toolError, true);
+    assert.equal(state.reason, 'McpToolError');
+    assert.equal(state.message, 'difficulty too high');
+  });
+
+  test('a failure of any other type, even non-retryable, is a broken run', () => {
     const state = stateFromResultError(
       workflowFailed(ApplicationFailure.nonRetryable('difficulty too high', 'InvalidMiningParameters')),
     );
     assert.ok(state?.status === 'failed');
-    assert.equal(state.toolError, true);
-    assert.equal(state.reason, 'InvalidMiningParameters');
-    assert.equal(state.error.message, 'difficulty too high');
+    assert.equal(state.toolError, false);
+    assert.match(state.message, /difficulty too high/);
   });
 
-  test('a non-retryable failure deep in an activity is still a tool error', () => {
+  test('an McpToolError an activity raised and the workflow let through is still a tool error', () => {
     const activity = new ActivityFailure(
       'Activity task failed',
       'mineBlock',
       '1',
       RetryState.NON_RETRYABLE_FAILURE,
       'worker',
-      ApplicationFailure.nonRetryable('no nonce meets difficulty', 'NoNonce'),
+      ApplicationFailure.nonRetryable('no nonce meets difficulty', 'McpToolError'),
     );
     const state = stateFromResultError(workflowFailed(activity));
     assert.ok(state?.status === 'failed');
     assert.equal(state.toolError, true);
-    assert.equal(state.reason, 'NoNonce');
+    assert.equal(state.message, 'no nonce meets difficulty');
   });
 
   test('an activity that spent its retries is a broken run', () => {
@@ -88,7 +98,7 @@ describe('workflow outcome → execution state', () => {
     const state = stateFromResultError(workflowFailed(activity));
     assert.ok(state?.status === 'failed');
     assert.equal(state.toolError, false);
-    assert.match(state.error.message, /disk full/);
+    assert.match(state.message, /disk full/);
   });
 
   test('errors that are not workflow outcomes are left to the caller', () => {
@@ -102,6 +112,8 @@ describe('errors → JSON-RPC', () => {
     const err = taskNotFound();
     assert.equal(err.code, INVALID_PARAMS);
     assert.equal(err.message, 'Failed to retrieve task: Task not found');
+    assert.ok(isTaskNotFound(err));
+    assert.equal(isTaskNotFound(new ProtocolError(INVALID_PARAMS, 'Task not found')), false);
   });
 
   test('missing Tasks capability: -32021 naming the extension', () => {
@@ -121,7 +133,11 @@ describe('errors → JSON-RPC', () => {
   });
 
   test('Temporal unreachable or too slow: -32603 saying so', () => {
-    for (const cause of [grpcError(14, 'No connection established'), grpcError(4, 'Deadline exceeded')]) {
+    for (const cause of [
+      grpcError(14, 'No connection established'),
+      grpcError(4, 'Deadline exceeded'),
+      new TemporalDeadlineError(4_000),
+    ]) {
       const wrapped = new ServiceError('Failed to start Workflow', { cause });
       assert.ok(isTemporalUnavailable(wrapped));
       const err = toProtocolError(wrapped);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { heartbeatNonce } from '../gateway/temporal/backend.ts';
+import { latestHeartbeat } from '../gateway/temporal/backend.ts';
 import { DevServer } from '../lib/dev-server.ts';
 import { freePort } from '../lib/free-port.ts';
 import type { ChainResult } from '../workflows/contract.ts';
@@ -112,7 +112,11 @@ describe('faults', () => {
     const taskId = await startTask({ difficulty: 27, blocks: 1, data: 'fault-e' });
     const beat = await eventually(
       async () => {
-        const nonce = heartbeatNonce(await client.workflow.getHandle(taskId).describe());
+        const nonce = (
+          latestHeartbeat(await client.workflow.getHandle(taskId).describe()) as
+            | { nonce?: number }
+            | undefined
+        )?.nonce;
         return nonce !== undefined && nonce > 0 ? { nonce } : undefined;
       },
       30_000,

@@ -3,22 +3,20 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
 import { declaresTasksExtension } from '../gateway/mcp/capabilities.ts';
-import {
-  DEFAULT_BLOCKS,
-  DEFAULT_DIFFICULTY,
-  inputResponsesSchema,
-  mineChainInput,
-  startMiningArgs,
-  workflowIdArgs,
-} from '../gateway/mcp/tool-schemas.ts';
-import { describeIssues, listedTool } from '../gateway/mcp/tools.ts';
-import { isOwnedBy, newTaskId, TASK_ID_PREFIX } from '../gateway/temporal/task-id.ts';
+import { inputResponsesSchema, workflowIdArgs } from '../gateway/mcp/companion-schemas.ts';
+import { validated } from '../gateway/mcp/json-schema.ts';
+import { DEFAULT_BLOCKS, DEFAULT_DIFFICULTY, mineChainInput } from '../gateway/mcp/mining/arguments.ts';
+import { miningTool } from '../gateway/mcp/mining/tool.ts';
+import { isOwnedBy, newTaskId, taskIdPrefix } from '../gateway/temporal/task-id.ts';
 import { LIMITS } from '../workflows/limits.ts';
+
+const mining = miningTool({ taskQueue: 'q', waitBudgetMs: 1_000 });
+const check = (args: unknown) => validated<Record<string, unknown>>(mining.validateArguments, args);
 
 describe('start_mining arguments', () => {
   test('the bounds are the workflow LIMITS', () => {
     const ok = { difficulty: LIMITS.difficulty.max, blocks: LIMITS.blocks.max };
-    assert.ok(startMiningArgs.safeParse(ok).success);
+    assert.doesNotThrow(() => check(ok));
     for (const bad of [
       { difficulty: LIMITS.difficulty.max + 1, blocks: 1 },
       { difficulty: LIMITS.difficulty.min - 1, blocks: 1 },
@@ -26,13 +24,14 @@ describe('start_mining arguments', () => {
       { difficulty: 8, blocks: LIMITS.blocks.max + 1 },
       { difficulty: 8, blocks: 1, data: 'x'.repeat(LIMITS.dataMaxLength + 1) },
       { difficulty: '8', blocks: 1 },
+      { difficulty: 8, blocks: 1, idempotencyKey: 'misspelt' },
     ]) {
-      assert.equal(startMiningArgs.safeParse(bad).success, false, JSON.stringify(bad).slice(0, 80));
+      assert.throws(() => check(bad), Error, JSON.stringify(bad).slice(0, 80));
     }
   });
 
   test('a call without difficulty or blocks gets the defaults, sized to outlast the wait budget', () => {
-    const parsed = startMiningArgs.parse({});
+    const parsed = check({});
     assert.equal(parsed.difficulty, DEFAULT_DIFFICULTY);
     assert.equal(parsed.blocks, DEFAULT_BLOCKS);
     assert.equal(DEFAULT_DIFFICULTY, 31);
@@ -42,9 +41,8 @@ describe('start_mining arguments', () => {
   });
 
   test('errors name the field', () => {
-    const parsed = startMiningArgs.safeParse({ difficulty: 99, blocks: 1 });
-    assert.ok(!parsed.success);
-    assert.match(describeIssues(parsed.error), /^difficulty: /);
+    assert.throws(() => check({ difficulty: 99, blocks: 1 }), /^Error: difficulty: must be <= 40$/);
+    assert.throws(() => check({ blocks: 1, colour: 'red' }), /^Error: colour: is not an allowed field$/);
   });
 
   test('arguments become the workflow input', () => {
@@ -58,15 +56,7 @@ describe('start_mining arguments', () => {
   });
 
   test('the listed input schema is a JSON Schema object with the bounds', () => {
-    const listed = listedTool({
-      name: 'start_mining',
-      title: 't',
-      description: 'd',
-      args: startMiningArgs,
-      annotations: {},
-      handler: async () => ({ content: [] }),
-    });
-    const schema = listed.inputSchema as {
+    const schema = mining.inputSchema as {
       type: string;
       properties: Record<string, Record<string, unknown>>;
     };
@@ -76,8 +66,9 @@ describe('start_mining arguments', () => {
   });
 
   test('workflow_id is required', () => {
-    assert.equal(workflowIdArgs.safeParse({}).success, false);
-    assert.ok(workflowIdArgs.safeParse({ workflow_id: 'mine-x' }).success);
+    const args = workflowIdArgs('start_mining');
+    assert.equal(args.safeParse({}).success, false);
+    assert.ok(args.safeParse({ workflow_id: 'mine-x' }).success);
   });
 
   test('input responses: action is one of accept, decline, cancel', () => {
@@ -91,26 +82,34 @@ describe('start_mining arguments', () => {
 describe('task ids', () => {
   const secret = Buffer.from('s'.repeat(40));
   test('carry 128 random bits and never repeat', () => {
-    const ids = new Set(Array.from({ length: 10_000 }, () => newTaskId(secret, 'alice')));
+    const ids = new Set(Array.from({ length: 10_000 }, () => newTaskId(secret, 'alice', 'mine')));
     assert.equal(ids.size, 10_000);
     for (const id of [...ids].slice(0, 100)) {
-      assert.match(id, new RegExp(`^${TASK_ID_PREFIX}[A-Za-z0-9_-]{32}$`));
-      const bytes = Buffer.from(id.slice(TASK_ID_PREFIX.length), 'base64url');
+      assert.match(id, /^mine-[A-Za-z0-9_-]{32}$/);
+      assert.equal(taskIdPrefix(id), 'mine');
+      const bytes = Buffer.from(id.slice('mine-'.length), 'base64url');
       assert.equal(bytes.length, 24, 'a 128-bit body and a 64-bit owner tag');
     }
   });
 
   test('name their owner: only the principal they were issued to, under the same secret', () => {
-    const id = newTaskId(secret, 'alice');
+    const id = newTaskId(secret, 'alice', 'mine');
     assert.equal(isOwnedBy(secret, 'alice', id), true);
     assert.equal(isOwnedBy(secret, 'bob', id), false);
     assert.equal(isOwnedBy(Buffer.from('t'.repeat(40)), 'alice', id), false);
   });
 
+  test('carry the id prefix of their tool, which may itself hold dashes', () => {
+    const id = newTaskId(secret, 'alice', 'start_report-v2');
+    assert.equal(taskIdPrefix(id), 'start_report-v2');
+    assert.equal(isOwnedBy(secret, 'alice', id), true);
+    assert.equal(taskIdPrefix('mine-short'), undefined);
+  });
+
   test("a changed, cut, padded or foreign-shaped id is nobody's", () => {
-    const id = newTaskId(secret, 'alice');
+    const id = newTaskId(secret, 'alice', 'mine');
     const last = id.at(-1) === 'A' ? 'B' : 'A';
-    const body = id.slice(TASK_ID_PREFIX.length);
+    const body = id.slice('mine-'.length);
     for (const forged of [
       `${id.slice(0, -1)}${last}`,
       `${id.slice(0, 12)}${id[12] === 'A' ? 'B' : 'A'}${id.slice(13)}`,

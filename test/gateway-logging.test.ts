@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { gatewayConfig } from '../gateway/config.ts';
 import { buildApp } from '../gateway/http/app.ts';
 import { scrubSecrets } from '../gateway/http/logging.ts';
-import { TemporalMining } from '../gateway/temporal/backend.ts';
+import { TemporalBackend } from '../gateway/temporal/backend.ts';
 import { PLAIN_CLIENT, rpcResult } from './support/mcp-http.ts';
 import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
 
@@ -30,10 +30,14 @@ before(async () => {
       done();
     },
   });
-  const config = gatewayConfig({ MCP_PORT: '0', MCP_WAIT_BUDGET_MS: '0', MCP_QUERY_TIMEOUT_MS: '300' });
+  const config = gatewayConfig({
+    MCP_PORT: '0',
+    MCP_WAIT_BUDGET_MS: '0',
+    MCP_QUERY_TIMEOUT_MS: '300',
+    TEMPORAL_TASK_QUEUE: `gateway-logging-${process.pid}`,
+  });
   app = buildApp(config, {
-    backend: new TemporalMining(temporal.client, {
-      taskQueue: `gateway-logging-${process.pid}`,
+    backend: new TemporalBackend(temporal.client, {
       namespace: 'default',
       callTimeoutMs: config.temporalTimeoutMs,
       queryTimeoutMs: config.queryTimeoutMs,

@@ -8,7 +8,9 @@ import {
   CANCELLED,
   CHAIN,
   COMPLETED,
+  MINING,
   NO_WORKER,
+  REPORT,
   RUNNING,
   TOOL_ERROR,
   view,
@@ -16,7 +18,7 @@ import {
 } from './support/gateway-fixtures.ts';
 
 const json = (state: Parameters<typeof view>[0]) =>
-  startPollJson(view(state, 'mine-abc'), 2_500) as unknown as Record<string, unknown>;
+  startPollJson(view(state, 'mine-abc'), MINING, 2_500) as unknown as Record<string, unknown>;
 
 describe('start/poll JSON', () => {
   test('completed carries the workflow id and the result', () => {
@@ -66,7 +68,7 @@ describe('start/poll JSON', () => {
 
   test('cancelled and not_found are distinct from failed', () => {
     assert.equal(json(CANCELLED).status, 'cancelled');
-    const missing = notFoundJson('mine-nope') as unknown as Record<string, unknown>;
+    const missing = notFoundJson('mine-nope', MINING) as unknown as Record<string, unknown>;
     assert.equal(missing.status, 'not_found');
     assert.equal(missing.workflow_id, 'mine-nope');
     assert.match(String(missing.next), /Do not poll it again/);
@@ -79,9 +81,44 @@ describe('start/poll JSON', () => {
   });
 });
 
+describe('start/poll JSON of a catalog tool', () => {
+  const report = (state: Parameters<typeof view>[0]) =>
+    startPollJson(view(state, 'start_report-abc'), REPORT, 500) as unknown as Record<string, unknown>;
+
+  test('running shows the contract progress and names the generic companions', () => {
+    const running = report({
+      status: 'running',
+      progress: { message: 'Step 2 of 5', progress: 1, total: 5 },
+    });
+    assert.deepEqual(running.progress, { progress: 1, total: 5, message: 'Step 2 of 5' });
+    assert.match(String(running.next), /^Still running: Step 2 of 5\. /);
+    assert.match(String(running.next), /call get_report_result with workflow_id "start_report-abc"/);
+    assert.match(String(running.next), /Do not call start_report again/);
+  });
+
+  test('a workflow without a progress query shows no progress', () => {
+    const running = report({ status: 'running' });
+    assert.equal(running.progress, null);
+    assert.match(String(running.next), /^Still running\. /);
+  });
+
+  test('input_required names the respond companion; not_found the start tool', () => {
+    assert.match(String(report(WAITING_FOR_INPUT).next), /respond_to_report/);
+    const missing = notFoundJson('start_report-x', REPORT) as unknown as Record<string, unknown>;
+    assert.match(String(missing.next), /No run has this workflow_id/);
+    assert.match(String(missing.next), /call start_report/);
+  });
+
+  test('a result of any JSON type is the result field', () => {
+    for (const result of [42, 'text', [1, 2], { a: 1 }, null]) {
+      assert.deepEqual(report({ status: 'completed', result }).result, result);
+    }
+  });
+});
+
 describe('CallToolResult carrying start/poll JSON', () => {
   test('structuredContent and a text block hold the same JSON', () => {
-    const result = toolResult(startPollJson(view(RUNNING), 2_000));
+    const result = toolResult(startPollJson(view(RUNNING), MINING, 2_000), MINING);
     const text = result.content[0];
     assert.ok(text && text.type === 'text');
     assert.deepEqual(JSON.parse(text.text), result.structuredContent);
@@ -90,10 +127,10 @@ describe('CallToolResult carrying start/poll JSON', () => {
   });
 
   test('failed and not_found are tool errors; running, completed and cancelled are not', () => {
-    assert.equal(toolResult(startPollJson(view(BROKEN), 2_000)).isError, true);
-    assert.equal(toolResult(notFoundJson('x')).isError, true);
+    assert.equal(toolResult(startPollJson(view(BROKEN), MINING, 2_000), MINING).isError, true);
+    assert.equal(toolResult(notFoundJson('x', MINING), MINING).isError, true);
     for (const state of [RUNNING, COMPLETED, CANCELLED]) {
-      assert.equal(toolResult(startPollJson(view(state), 2_000)).isError, undefined);
+      assert.equal(toolResult(startPollJson(view(state), MINING, 2_000), MINING).isError, undefined);
     }
   });
 });

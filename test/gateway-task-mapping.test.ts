@@ -8,20 +8,16 @@ import {
   GetTaskResultV2Schema,
   UpdateTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import {
-  createTaskResult,
-  emptyAck,
-  getTaskResult,
-  statusMessage,
-  type TaskTiming,
-} from '../gateway/mcp/task-mapping.ts';
+import { createTaskResult, emptyAck, getTaskResult, type TaskTiming } from '../gateway/mcp/task-mapping.ts';
 import {
   BROKEN,
   CANCELLED,
   CHAIN,
   COMPLETED,
   CREATED,
+  MINING,
   NO_WORKER,
+  REPORT,
   RUNNING,
   TOOL_ERROR,
   UPDATED,
@@ -39,7 +35,7 @@ function validGetTask(value: unknown) {
 
 describe('tasks/get mapping', () => {
   test('a running run is working, with progress in statusMessage and the poll interval', () => {
-    const task = validGetTask(getTaskResult(view(RUNNING), timing));
+    const task = validGetTask(getTaskResult(view(RUNNING), MINING, timing));
     assert.equal(task.status, 'working');
     assert.equal(task.resultType, 'complete');
     assert.equal(task.taskId, 'mine-test');
@@ -52,19 +48,19 @@ describe('tasks/get mapping', () => {
   });
 
   test('a running run without a worker is still working, saying no worker is polling', () => {
-    const task = validGetTask(getTaskResult(view(NO_WORKER), timing));
+    const task = validGetTask(getTaskResult(view(NO_WORKER), MINING, timing));
     assert.equal(task.status, 'working');
     assert.match(String(task.statusMessage), /no worker is polling/);
   });
 
   test('outstanding input requests make the task input_required with every request inlined', () => {
-    const task = validGetTask(getTaskResult(view(WAITING_FOR_INPUT), timing));
+    const task = validGetTask(getTaskResult(view(WAITING_FOR_INPUT), MINING, timing));
     assert.equal(task.status, 'input_required');
     assert.deepEqual(Object.keys(task.inputRequests as object), ['approve-publish-1']);
   });
 
   test('a completed run inlines the tool result, itself a complete CallToolResult', () => {
-    const task = validGetTask(getTaskResult(view(COMPLETED), timing));
+    const task = validGetTask(getTaskResult(view(COMPLETED), MINING, timing));
     assert.equal(task.status, 'completed');
     assert.equal(task.pollIntervalMs, undefined);
     const result = task.result as Record<string, unknown>;
@@ -76,7 +72,7 @@ describe('tasks/get mapping', () => {
   });
 
   test('a tool-level failure is completed with isError, not failed', () => {
-    const task = validGetTask(getTaskResult(view(TOOL_ERROR), timing));
+    const task = validGetTask(getTaskResult(view(TOOL_ERROR), MINING, timing));
     assert.equal(task.status, 'completed');
     const result = task.result as Record<string, unknown>;
     assert.ok(CallToolResultV2Schema.safeParse(result).success);
@@ -85,22 +81,67 @@ describe('tasks/get mapping', () => {
   });
 
   test('a broken run is failed with a JSON-RPC error', () => {
-    const task = validGetTask(getTaskResult(view(BROKEN), timing));
+    const task = validGetTask(getTaskResult(view(BROKEN), MINING, timing));
     assert.equal(task.status, 'failed');
-    assert.deepEqual(task.error, BROKEN.status === 'failed' ? BROKEN.error : undefined);
+    assert.deepEqual(task.error, {
+      code: -32603,
+      message: 'The run was terminated: operator',
+      data: { reason: 'terminated' },
+    });
     assert.match(String(task.statusMessage), /terminated/);
   });
 
   test('a cancelled run is cancelled', () => {
-    const task = validGetTask(getTaskResult(view(CANCELLED), timing));
+    const task = validGetTask(getTaskResult(view(CANCELLED), MINING, timing));
     assert.equal(task.status, 'cancelled');
-    assert.equal(statusMessage(view(CANCELLED)), 'The mining run was cancelled');
+    assert.equal(MINING.presentation.statusMessage(view(CANCELLED)), 'The mining run was cancelled');
+  });
+});
+
+describe('a catalog tool with the generic presentation', () => {
+  const reportView = (state: Parameters<typeof view>[0]) => ({
+    ...view(state, 'start_report-abc'),
+    tool: 'start_report',
+    arguments: { year: 2026 },
+  });
+
+  test("the workflow's progress message is the statusMessage", () => {
+    const state = { status: 'running', progress: { message: 'Step 2 of 5', progress: 1, total: 5 } } as const;
+    const task = validGetTask(getTaskResult(reportView(state), REPORT, timing));
+    assert.equal(task.status, 'working');
+    assert.equal(task.statusMessage, 'Step 2 of 5');
+  });
+
+  test('input requests make it input_required; the default message says a person must answer', () => {
+    const requests = WAITING_FOR_INPUT.status === 'running' ? WAITING_FOR_INPUT.progress?.inputRequests : {};
+    const state = { status: 'running', progress: { inputRequests: requests } } as const;
+    const task = validGetTask(getTaskResult(reportView(state), REPORT, timing));
+    assert.equal(task.status, 'input_required');
+    assert.equal(task.statusMessage, 'Waiting for a person to answer the input requests');
+  });
+
+  test('any JSON result is inlined as the start/poll result; a tool error is completed with isError', () => {
+    const done = validGetTask(getTaskResult(reportView({ status: 'completed', result: 42 }), REPORT, timing));
+    const result = done.result as { structuredContent: Record<string, unknown> };
+    assert.deepEqual(result.structuredContent, {
+      status: 'completed',
+      workflow_id: 'start_report-abc',
+      result: 42,
+    });
+    const refused = validGetTask(getTaskResult(reportView(TOOL_ERROR), REPORT, timing));
+    assert.equal(refused.status, 'completed');
+    assert.equal((refused.result as { isError?: boolean }).isError, true);
+    assert.equal(refused.statusMessage, 'difficulty must be an integer from 1 to 40');
+  });
+
+  test('cancelled says "run"', () => {
+    assert.equal(REPORT.presentation.statusMessage(reportView(CANCELLED)), 'The run was cancelled');
   });
 });
 
 describe('CreateTaskResult mapping', () => {
   test('a run seen without its progress says what it is mining', () => {
-    const result = createTaskResult(view({ status: 'running' }), timing);
+    const result = createTaskResult(view({ status: 'running' }), MINING, timing);
     assert.ok(CreateTaskResultV2Schema.safeParse(result).success);
     assert.equal(result.status, 'working');
     assert.equal(result.statusMessage, 'Mining 3 block(s) at difficulty 22');
@@ -112,7 +153,7 @@ describe('CreateTaskResult mapping', () => {
     ['waiting for input', WAITING_FOR_INPUT, 'input_required'],
   ] as const) {
     test(`a run ${name} answers a task handle with status ${status}`, () => {
-      const result = createTaskResult(view(state), timing);
+      const result = createTaskResult(view(state), MINING, timing);
       const parsed = CreateTaskResultV2Schema.safeParse(result);
       assert.ok(parsed.success, JSON.stringify(parsed.error?.issues));
       assert.equal(result.resultType, 'task');

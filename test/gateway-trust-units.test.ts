@@ -13,9 +13,10 @@ import {
   principalForToken,
 } from '../gateway/http/auth.ts';
 import { PollRateLimiter, polledTaskId } from '../gateway/http/limits.ts';
+import { isLoopback, loopbackHostnames } from '../gateway/http/loopback.ts';
 import { loadServerSecret, SECRET_FILE_NAME } from '../gateway/server-secret.ts';
 import { differingArguments, keyedTaskId } from '../gateway/temporal/idempotency.ts';
-import { isOwnedBy, TASK_ID_PREFIX } from '../gateway/temporal/task-id.ts';
+import { isOwnedBy } from '../gateway/temporal/task-id.ts';
 
 const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-9876543210ab';
@@ -74,6 +75,17 @@ describe('bearer tokens', () => {
     }
   });
 
+  test('one loopback predicate: 127.0.0.0/8, ::1 and localhost', () => {
+    for (const host of ['127.0.0.1', '127.0.0.2', '127.255.0.9', 'localhost', '::1', '[::1]']) {
+      assert.equal(isLoopback(host), true, host);
+    }
+    for (const host of ['0.0.0.0', '::', '128.0.0.1', '127.0.0.1.example.com', '10.0.0.1']) {
+      assert.equal(isLoopback(host), false, host);
+    }
+    assert.ok(loopbackHostnames('127.0.0.2').includes('127.0.0.2'));
+    assert.ok(loopbackHostnames('::1').includes('[::1]'));
+  });
+
   test('without tokens only a loopback bind is allowed', () => {
     const none = new Map<string, string>();
     for (const host of ['127.0.0.1', 'localhost', '::1', '127.0.0.2']) assertSafeBind(host, none);
@@ -120,18 +132,18 @@ describe('server secret', () => {
 describe('keyed task ids', () => {
   const secret = Buffer.from('k'.repeat(40));
   test('the same (principal, tool, key) gives the same id; any other part or secret another', () => {
-    const id = keyedTaskId(secret, 'alice', 'start_mining', 'job-1');
-    assert.equal(id, keyedTaskId(secret, 'alice', 'start_mining', 'job-1'));
-    assert.match(id, new RegExp(`^${TASK_ID_PREFIX}[A-Za-z0-9_-]{32}$`));
+    const id = keyedTaskId(secret, 'alice', { name: 'start_mining', idPrefix: 'mine' }, 'job-1');
+    assert.equal(id, keyedTaskId(secret, 'alice', { name: 'start_mining', idPrefix: 'mine' }, 'job-1'));
+    assert.match(id, /^mine-[A-Za-z0-9_-]{32}$/);
     assert.equal(isOwnedBy(secret, 'alice', id), true);
     assert.equal(isOwnedBy(secret, 'bob', id), false);
     const others = [
-      keyedTaskId(secret, 'bob', 'start_mining', 'job-1'),
-      keyedTaskId(secret, 'alice', 'other_tool', 'job-1'),
-      keyedTaskId(secret, 'alice', 'start_mining', 'job-2'),
-      keyedTaskId(Buffer.from('x'.repeat(40)), 'alice', 'start_mining', 'job-1'),
+      keyedTaskId(secret, 'bob', { name: 'start_mining', idPrefix: 'mine' }, 'job-1'),
+      keyedTaskId(secret, 'alice', { name: 'other_tool', idPrefix: 'mine' }, 'job-1'),
+      keyedTaskId(secret, 'alice', { name: 'start_mining', idPrefix: 'mine' }, 'job-2'),
+      keyedTaskId(Buffer.from('x'.repeat(40)), 'alice', { name: 'start_mining', idPrefix: 'mine' }, 'job-1'),
       // No ambiguity from where one part ends and the next begins.
-      keyedTaskId(secret, 'alice', 'start_miningjob-1', ''),
+      keyedTaskId(secret, 'alice', { name: 'start_miningjob-1', idPrefix: 'mine' }, ''),
     ];
     assert.equal(new Set([id, ...others]).size, 6);
   });
@@ -161,20 +173,21 @@ describe('poll rate limiting', () => {
     assert.equal(limiter.size, 1, 'old entries are forgotten');
   });
 
-  test('polls are tasks/get and get_mining_result', () => {
-    assert.equal(polledTaskId({ method: 'tasks/get', params: { taskId: 't' } }), 't');
+  test('polls are tasks/get and the result companions', () => {
+    const isPollTool = (name: string) => name === 'get_mining_result';
+    assert.equal(polledTaskId({ method: 'tasks/get', params: { taskId: 't' } }, isPollTool), 't');
     assert.equal(
-      polledTaskId({
-        method: 'tools/call',
-        params: { name: 'get_mining_result', arguments: { workflow_id: 'w' } },
-      }),
+      polledTaskId(
+        { method: 'tools/call', params: { name: 'get_mining_result', arguments: { workflow_id: 'w' } } },
+        isPollTool,
+      ),
       'w',
     );
     assert.equal(
-      polledTaskId({ method: 'tools/call', params: { name: 'start_mining', arguments: {} } }),
+      polledTaskId({ method: 'tools/call', params: { name: 'start_mining', arguments: {} } }, isPollTool),
       undefined,
     );
-    assert.equal(polledTaskId([]), undefined);
+    assert.equal(polledTaskId([], isPollTool), undefined);
   });
 
   test('settings: off by default, never above the advertised poll interval', () => {

@@ -252,7 +252,15 @@ describe('idempotent starts', () => {
     );
     assert.equal(first.resultType, 'task');
     const taskId = String(first.taskId);
-    assert.equal(taskId, keyedTaskId(Buffer.from(TEST_SERVER_SECRET), 'alice', 'start_mining', 'order-1234'));
+    assert.equal(
+      taskId,
+      keyedTaskId(
+        Buffer.from(TEST_SERVER_SECRET),
+        'alice',
+        { name: 'start_mining', idPrefix: 'mine' },
+        'order-1234',
+      ),
+    );
 
     // Retried while running, concurrently, by both client generations: the same task every time.
     const retries = await Promise.all([

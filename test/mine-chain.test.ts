@@ -8,7 +8,7 @@ import {
   type ChainResult,
   MINE_CHAIN_WORKFLOW,
   type MineChainInput,
-  progressQuery,
+  miningProgressQuery,
 } from '../workflows/contract.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 import { startWorker, type WorkerProcess } from './support/worker-process.ts';
@@ -68,8 +68,11 @@ describe('mineChain workflow', () => {
     const seen = new Set<number>();
     const final = eventually(
       async () => {
-        const progress = await handle.query(progressQuery);
+        const answer = await handle.query(miningProgressQuery);
+        const progress = answer.mining;
+        assert.ok(progress, 'the answer carries the mining details');
         assert.equal(progress.blocksTotal, 4);
+        assert.equal(answer.total, 4);
         seen.add(progress.blocksDone);
         return progress.phase === 'done' ? progress : undefined;
       },

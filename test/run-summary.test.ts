@@ -2,8 +2,10 @@
 // and protocol revision come from, for both protocol eras. Pure.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { miningPresentation } from '../gateway/mcp/mining/presentation.ts';
+import { genericPresentation } from '../gateway/mcp/presentation.ts';
 import { requestOrigin } from '../gateway/mcp/request-origin.ts';
-import { runDetails, runSummary } from '../gateway/temporal/run-summary.ts';
+import { runDetails } from '../gateway/temporal/run-summary.ts';
 
 const noSession = { getClientVersion: () => undefined, getNegotiatedProtocolVersion: () => undefined };
 
@@ -65,12 +67,16 @@ describe('run summary and details', () => {
   const run = {
     tool: 'start_mining',
     arguments: { difficulty: 22, blocks: 3, require_approval: true },
-    input: { difficulty: 22, blocks: 3, data: '', requireApproval: true },
     principal: 'alice',
   };
 
-  test('the summary names the tool, the key arguments and the caller', () => {
-    assert.equal(runSummary(run), 'start_mining: 3 block(s) at difficulty 22, approval required for alice');
+  test('the mining summary names the tool, the key arguments and the caller', () => {
+    const summary = miningPresentation().summary(run.tool, run.arguments, run.principal);
+    assert.equal(summary, 'start_mining: 3 block(s) at difficulty 22, approval required for alice');
+  });
+
+  test('any other tool is summarised by its name and caller', () => {
+    assert.equal(genericPresentation.summary('start_report', { year: 2026 }, 'bob'), 'start_report for bob');
   });
 
   test('the details name the caller, the MCP client, the protocol revision and the arguments', () => {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { heartbeatNonce } from '../gateway/temporal/backend.ts';
+import { latestHeartbeat } from '../gateway/temporal/backend.ts';
 import type { ChainResult } from '../workflows/contract.ts';
 import { MINE_CHAIN_WORKFLOW } from '../workflows/contract.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
@@ -39,7 +39,7 @@ describe('worker crash mid-block', () => {
 
     const beat = await eventually(
       async () => {
-        const nonce = heartbeatNonce(await handle.describe());
+        const nonce = (latestHeartbeat(await handle.describe()) as { nonce?: number } | undefined)?.nonce;
         return nonce !== undefined && nonce > 0 ? { nonce } : undefined;
       },
       30_000,

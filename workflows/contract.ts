@@ -1,6 +1,9 @@
-// The one module the gateway and the workflow share: workflow type, query/signal names, payloads.
-// Only defineQuery/defineSignal are imported from the workflow SDK: they are safe outside a workflow.
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+// The mining workflow's own types: its input, result and progress details. How it talks to the
+// gateway (progress query, input signal, tool errors) is the generic contract in mcp-contract.ts.
+import { defineQuery } from '@temporalio/workflow';
+import { type InputRequest, PROGRESS_QUERY } from './mcp-contract.ts';
+
+export type { InputRequest, InputResponse } from './mcp-contract.ts';
 
 export const MINE_CHAIN_WORKFLOW = 'mineChain';
 
@@ -47,26 +50,6 @@ export interface ChainResult {
   publication?: Publication;
 }
 
-/** An outstanding request for input (an MCP elicitation/create form request). */
-export interface InputRequest {
-  method: 'elicitation/create';
-  params: {
-    mode: 'form';
-    message: string;
-    requestedSchema: {
-      type: 'object';
-      properties: Record<string, { type: string; title?: string; description?: string }>;
-      required?: string[];
-    };
-  };
-}
-
-/** An answer to one input request, keyed like the request. */
-export interface InputResponse {
-  action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, unknown>;
-}
-
 export type MiningPhase = 'mining' | 'awaiting_input' | 'publishing' | 'done';
 
 export interface MiningProgress {
@@ -77,12 +60,19 @@ export interface MiningProgress {
   hashesTried: number;
   /** Index of the block being mined, or null when none is. */
   currentBlock: number | null;
-  /** Outstanding input requests by key; empty when nothing is asked. */
-  inputRequests: Record<string, InputRequest>;
 }
 
-export const progressQuery = defineQuery<MiningProgress>('progress');
-export const inputResponsesSignal = defineSignal<[Record<string, InputResponse>]>('inputResponses');
+/** The mining progress answer: the contract's fields plus the mining details under `mining`. */
+export interface MiningProgressAnswer {
+  message?: string;
+  progress?: number;
+  total?: number;
+  inputRequests?: Record<string, InputRequest>;
+  mining?: MiningProgress;
+}
+
+/** The contract's progress query as mineChain answers it (for clients that know mining). */
+export const miningProgressQuery = defineQuery<MiningProgressAnswer>(PROGRESS_QUERY);
 
 /** Heartbeat details of the mineBlock activity: the last nonce tried. */
 export interface MineBlockHeartbeat {

@@ -1,13 +1,6 @@
 // mineChain: mines `blocks` blocks one after another, each linked to the previous block's hash;
 // with requireApproval, then waits for a person's answer before publishing the chain.
-import {
-  ActivityCancellationType,
-  ApplicationFailure,
-  condition,
-  proxyActivities,
-  setCurrentDetails,
-  setHandler,
-} from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
 import type * as activities from '../activities/index.ts';
 import {
   APPROVAL_KEY_PREFIX,
@@ -15,17 +8,9 @@ import {
   DEFAULT_APPROVAL_TIMEOUT_MS,
   readApproval,
 } from './approval.ts';
-import {
-  type ChainResult,
-  inputResponsesSignal,
-  type MineChainInput,
-  type MinedBlock,
-  type MiningProgress,
-  type Publication,
-  progressQuery,
-} from './contract.ts';
-import { InputBook } from './input-book.ts';
+import type { ChainResult, MineChainInput, MinedBlock, MiningProgress, Publication } from './contract.ts';
 import { validateMineChainInput } from './limits.ts';
+import { McpTool, toolError } from './mcp-tool.ts';
 
 const GENESIS_HASH = '0'.repeat(64);
 
@@ -46,32 +31,32 @@ const { publishChain } = proxyActivities<typeof activities>({
 
 export async function mineChain(input: MineChainInput): Promise<ChainResult> {
   const problem = validateMineChainInput(input);
-  if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidMiningParameters');
+  if (problem) throw toolError(problem);
 
-  const inputs = new InputBook();
   const progress: MiningProgress = {
     phase: 'mining',
     blocksDone: 0,
     blocksTotal: input.blocks,
     hashesTried: 0,
     currentBlock: null,
-    inputRequests: {},
   };
-  setHandler(progressQuery, () => ({ ...progress, inputRequests: inputs.pending() }));
-  setHandler(inputResponsesSignal, (responses) => {
-    inputs.receive(responses);
-  });
+  // The contract's fields for any client; the mining details for the gateway's mining presentation.
+  const tool = new McpTool(() => ({ mining: { ...progress } }));
+  tool.report({ progress: 0, total: input.blocks });
 
   const blocks: MinedBlock[] = [];
   let previousHash = GENESIS_HASH;
   for (let index = 0; index < input.blocks; index++) {
     progress.currentBlock = index;
-    setCurrentDetails(`Mining block ${index + 1} of ${input.blocks} at difficulty ${input.difficulty}`);
+    tool.report({
+      message: `Mining block ${index + 1} of ${input.blocks} at difficulty ${input.difficulty}`,
+    });
     const block = await mineBlock({ previousHash, index, data: input.data, difficulty: input.difficulty });
     blocks.push(block);
     previousHash = block.hash;
     progress.blocksDone = blocks.length;
     progress.hashesTried += block.hashesTried;
+    tool.report({ progress: blocks.length });
   }
   progress.currentBlock = null;
   const chain: ChainResult = {
@@ -85,41 +70,36 @@ export async function mineChain(input: MineChainInput): Promise<ChainResult> {
   if (input.requireApproval) {
     chain.publication = await askToPublish(
       chain,
-      inputs,
+      tool,
       progress,
       input.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     );
   }
   progress.phase = 'done';
-  setCurrentDetails(`Mined ${blocks.length} blocks; final hash ${previousHash}`);
+  tool.report({ message: `Mined ${blocks.length} blocks; final hash ${previousHash}` });
   return chain;
 }
 
 async function askToPublish(
   chain: ChainResult,
-  inputs: InputBook,
+  tool: McpTool,
   progress: MiningProgress,
   timeoutMs: number,
 ): Promise<Publication> {
   progress.phase = 'awaiting_input';
-  setCurrentDetails(`Waiting for approval to publish; final hash ${chain.finalHash}`);
+  tool.report({ message: `Waiting for approval to publish; final hash ${chain.finalHash}` });
   const startedAt = Date.now(); // workflow time: deterministic
   let retryReason: string | undefined;
   for (;;) {
-    const key = inputs.ask(APPROVAL_KEY_PREFIX, approvalRequest(chain, retryReason));
-    const remaining = timeoutMs - (Date.now() - startedAt);
-    if (remaining > 0) await condition(() => inputs.answer(key) !== undefined, remaining);
-    const response = inputs.answer(key);
-    if (!response) {
-      inputs.supersede(key);
-      return { status: 'approval_timed_out', waitedMs: timeoutMs };
-    }
+    const remaining = Math.max(0, timeoutMs - (Date.now() - startedAt));
+    const response = await tool.ask(APPROVAL_KEY_PREFIX, approvalRequest(chain, retryReason), remaining);
+    if (!response) return { status: 'approval_timed_out', waitedMs: timeoutMs };
     const decision = readApproval(response);
     if (decision.kind === 'declined')
       return { status: 'declined', action: decision.action, note: decision.note };
     if (decision.kind === 'approved') {
       progress.phase = 'publishing';
-      setCurrentDetails(`Publishing; final hash ${chain.finalHash}`);
+      tool.report({ message: `Publishing; final hash ${chain.finalHash}` });
       const { ledgerPath } = await publishChain({ chain, approvedNote: decision.note });
       return { status: 'published', ledgerPath, approvedNote: decision.note };
     }

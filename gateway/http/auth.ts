@@ -6,20 +6,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody, UNAUTHORIZED } from '../mcp/json-rpc-errors.ts';
+import { isLoopback } from './loopback.ts';
 
 /** principal → token. Empty: authentication is off (loopback only). */
 export type AuthTokens = ReadonlyMap<string, string>;
 
 export const PRINCIPAL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 export const MIN_TOKEN_LENGTH = 16;
-/** JSON-RPC code of the 401 body (no MCP-defined code exists for it). */
-export const UNAUTHORIZED = -32001;
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-export function isLoopback(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
 
 /**
  * `alice:token1,bob:token2` (commas, whitespace or newlines between pairs; `#` starts a comment
@@ -114,7 +108,7 @@ function refuse(reply: FastifyReply, error: 'invalid_request' | 'invalid_token',
     .code(401)
     .header('www-authenticate', challenge)
     .header('content-type', 'application/json')
-    .send({ jsonrpc: '2.0', id: null, error: { code: UNAUTHORIZED, message: `Unauthorized: ${message}` } });
+    .send(errorBody(null, UNAUTHORIZED, `Unauthorized: ${message}`));
 }
 
 /** onRequest hook for /mcp: attaches the caller's principal, or answers 401. */

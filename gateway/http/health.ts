@@ -1,9 +1,9 @@
 // GET /healthz: the process is up. GET /readyz: Temporal answers within a bounded time (503 if not).
 import type { FastifyPluginAsync } from 'fastify';
-import type { MiningBackend } from '../temporal/mining-backend.ts';
+import type { TemporalBackend } from '../temporal/backend.ts';
 
 export interface HealthOptions {
-  backend: MiningBackend;
+  backend: TemporalBackend;
   readyTimeoutMs: number;
 }
 

@@ -1,18 +1,21 @@
-// Request limits on /mcp: the body size (413), a malformed body as a JSON-RPC parse error, the
-// per-principal cap on running tasks, and optional poll rate limiting (429).
-import { ProtocolError } from '@modelcontextprotocol/server';
+// Request limits on /mcp: the body size (413), a malformed body as a JSON-RPC parse error, and
+// optional poll rate limiting (429).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody, INVALID_REQUEST, LIMIT_EXCEEDED, PARSE_ERROR } from '../mcp/json-rpc-errors.ts';
+import { metrics } from '../metrics.ts';
 
-/** JSON-RPC codes of these answers: -32700/-32600 are the spec's; -32000 is a server error. */
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const LIMIT_EXCEEDED = -32000;
-
-function jsonRpcError(reply: FastifyReply, status: number, id: unknown, error: Record<string, unknown>) {
+function jsonRpcError(
+  reply: FastifyReply,
+  status: number,
+  id: unknown,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+) {
   return reply
     .code(status)
     .header('content-type', 'application/json')
-    .send({ jsonrpc: '2.0', id: id ?? null, error });
+    .send(errorBody(id, code, message, data));
 }
 
 /**
@@ -23,41 +26,31 @@ export function mcpRequestErrorHandler(bodyLimitBytes: number) {
   return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return jsonRpcError(reply, 413, null, {
-          code: INVALID_REQUEST,
-          message: `Request body too large: the limit is ${bodyLimitBytes} bytes`,
-        });
+        return jsonRpcError(
+          reply,
+          413,
+          null,
+          INVALID_REQUEST,
+          `Request body too large: the limit is ${bodyLimitBytes} bytes`,
+        );
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return jsonRpcError(reply, 400, null, {
-          code: PARSE_ERROR,
-          message: `Parse error: ${error.message}`,
-        });
+        return jsonRpcError(reply, 400, null, PARSE_ERROR, `Parse error: ${error.message}`);
       default: {
         const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
         if (status >= 500) throw error;
-        return jsonRpcError(reply, status, null, { code: INVALID_REQUEST, message: error.message });
+        return jsonRpcError(reply, status, null, INVALID_REQUEST, error.message);
       }
     }
   };
 }
 
-/** A start refused because the principal already has `limit` running tasks. */
-export function runningTaskLimit(principal: string, running: number, limit: number): ProtocolError {
-  return new ProtocolError(
-    LIMIT_EXCEEDED,
-    `Too many running tasks: "${principal}" has ${running} running (the limit is ${limit}). ` +
-      'Wait for one to finish or cancel one, then start again.',
-    { reason: 'running_task_limit', running, limit },
-  );
-}
-
-/** The task a poll asks about: tasks/get's taskId, get_mining_result's workflow_id. */
-export function polledTaskId(body: unknown): string | undefined {
+/** The task a poll asks about: tasks/get's taskId, a result companion's workflow_id. */
+export function polledTaskId(body: unknown, isPollTool: (name: string) => boolean): string | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const { method, params } = body as { method?: unknown; params?: Record<string, unknown> };
   if (method === 'tasks/get' && typeof params?.taskId === 'string') return params.taskId;
-  if (method === 'tools/call' && params?.name === 'get_mining_result') {
+  if (method === 'tools/call' && typeof params?.name === 'string' && isPollTool(params.name)) {
     const id = (params.arguments as Record<string, unknown> | undefined)?.workflow_id;
     if (typeof id === 'string') return id;
   }
@@ -101,20 +94,27 @@ export class PollRateLimiter {
   }
 }
 
-/** preHandler hook for /mcp: polls faster than the limiter allows → 429 with a JSON-RPC error. */
-export function pollRateLimit(limiter: PollRateLimiter, principalOf: (request: FastifyRequest) => string) {
+/** preHandler hook for /mcp: polls faster than the limiter allows → 429 with a JSON-RPC error, counted. */
+export function pollRateLimit(
+  limiter: PollRateLimiter,
+  principalOf: (request: FastifyRequest) => string,
+  isPollTool: (name: string) => boolean,
+) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const taskId = polledTaskId(request.body);
+    const taskId = polledTaskId(request.body, isPollTool);
     if (taskId === undefined) return;
     const waitMs = limiter.check(principalOf(request), taskId);
     if (waitMs === 0) return;
+    metrics.pollRateLimited();
     reply.header('retry-after', String(Math.max(1, Math.ceil(waitMs / 1000))));
-    return jsonRpcError(reply, 429, (request.body as { id?: unknown }).id, {
-      code: LIMIT_EXCEEDED,
-      message:
-        `Polling too fast: poll task "${taskId}" at most every ${limiter.minIntervalMs} ms ` +
+    return jsonRpcError(
+      reply,
+      429,
+      (request.body as { id?: unknown }).id,
+      LIMIT_EXCEEDED,
+      `Polling too fast: poll task "${taskId}" at most every ${limiter.minIntervalMs} ms ` +
         `(try again in ${waitMs} ms; pollIntervalMs / poll_after_seconds give the pace)`,
-      data: { reason: 'poll_rate_limited', retryAfterMs: waitMs },
-    });
+      { reason: 'poll_rate_limited', retryAfterMs: waitMs },
+    );
   };
 }

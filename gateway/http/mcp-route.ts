@@ -1,15 +1,18 @@
-// POST /mcp: MCP over Streamable HTTP, stateless. Every request gets a fresh server from the
-// factory; both protocol eras (2026-07-28 and the 2025 stateless fallback) share it.
+// POST /mcp: MCP over Streamable HTTP, stateless. Every request gets a fresh server bound to its
+// caller; both protocol eras (2026-07-28 and the 2025 stateless fallback) share it.
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync } from 'fastify';
-import { createMcpServer, type McpServerDeps } from '../mcp/server.ts';
+import type { McpServers } from '../mcp/server.ts';
 import { type AuthTokens, bearerAuth } from './auth.ts';
 import { mcpRequestErrorHandler, PollRateLimiter, pollRateLimit } from './limits.ts';
 import { withRequestLog } from './logging.ts';
 import { serveMcpRequest } from './mcp-response.ts';
 import { authInfoFor, callerFrom, principalOf } from './principal.ts';
 
-export interface McpRouteOptions extends McpServerDeps {
+export interface McpRouteOptions {
+  servers: McpServers;
+  /** Which tool calls are polls (the poll rate limit applies to them and to tasks/get). */
+  isPollTool: (name: string) => boolean;
   onError?: (error: Error) => void;
   /** principal → bearer token; absent or empty: no authentication (loopback only). */
   authTokens?: AuthTokens;
@@ -20,7 +23,7 @@ export interface McpRouteOptions extends McpServerDeps {
 }
 
 export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options) => {
-  const handler = createMcpHandler(({ authInfo }) => createMcpServer(options, callerFrom(authInfo)), {
+  const handler = createMcpHandler(({ authInfo }) => options.servers.create(callerFrom(authInfo)), {
     onerror: options.onError,
   });
   app.addHook('onClose', async () => handler.close());
@@ -33,7 +36,7 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
     const limiter = new PollRateLimiter(options.pollMinIntervalMs);
     app.addHook(
       'preHandler',
-      pollRateLimit(limiter, (request) => principalOf(request.raw)),
+      pollRateLimit(limiter, (request) => principalOf(request.raw), options.isPollTool),
     );
   }
   app.all('/mcp', { bodyLimit }, async (request, reply) => {

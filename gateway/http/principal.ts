@@ -3,7 +3,7 @@
 // on the request as the SDK's authInfo so each per-request server is bound to it.
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import type { Caller } from '../temporal/mining-backend.ts';
+import type { Caller } from '../temporal/backend.ts';
 import { authenticatedPrincipal } from './auth.ts';
 
 export const ANONYMOUS = 'anonymous';

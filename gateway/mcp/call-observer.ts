@@ -3,7 +3,7 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { tagTask } from '../http/logging.ts';
 import { metrics, type TaskRequestOutcome, type ToolCallOutcome } from '../metrics.ts';
-import { INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY } from './json-rpc-errors.ts';
+import { INVALID_PARAMS, isTaskNotFound, MISSING_REQUIRED_CLIENT_CAPABILITY } from './json-rpc-errors.ts';
 
 interface AnswerLike {
   resultType?: unknown;
@@ -30,8 +30,8 @@ export function answerTaskId(answer: unknown): string | undefined {
 export function taskRequestOutcome(err: unknown): TaskRequestOutcome {
   if (!(err instanceof ProtocolError)) return 'error';
   if (err.code === MISSING_REQUIRED_CLIENT_CAPABILITY) return 'missing_capability';
-  if (err.code === INVALID_PARAMS)
-    return /task not found/i.test(err.message) ? 'not_found' : 'invalid_params';
+  if (isTaskNotFound(err)) return 'not_found';
+  if (err.code === INVALID_PARAMS) return 'invalid_params';
   return 'error';
 }
 

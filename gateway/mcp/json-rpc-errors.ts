@@ -1,16 +1,31 @@
-// Errors the gateway answers with, as JSON-RPC codes: one place for codes, messages and data.
-
-import { ProtocolError } from '@modelcontextprotocol/server';
-import { isGrpcServiceError, WorkflowNotFoundError } from '@temporalio/client';
+// Every JSON-RPC error the gateway answers with, in one place: codes (the SDK's own constants where
+// the spec defines them), messages and data.
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { isRunNotFound, isTemporalUnavailable } from '../temporal/grpc-errors.ts';
 import { TASKS_EXTENSION } from './capabilities.ts';
 
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
-export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+export const PARSE_ERROR = ProtocolErrorCode.ParseError;
+export const INVALID_REQUEST = ProtocolErrorCode.InvalidRequest;
+export const INVALID_PARAMS = ProtocolErrorCode.InvalidParams;
+export const INTERNAL_ERROR = ProtocolErrorCode.InternalError;
+export const MISSING_REQUIRED_CLIENT_CAPABILITY = ProtocolErrorCode.MissingRequiredClientCapability;
+/** Implementation-defined server error (JSON-RPC reserves -32000..-32099): a limit was hit. */
+export const LIMIT_EXCEEDED = -32000;
+/** Body of a 401 (no MCP-defined code exists for it). */
+export const UNAUTHORIZED = -32001;
+
+const TASK_NOT_FOUND_MESSAGE = 'Failed to retrieve task: Task not found';
 
 /** tasks/* on an id that is unknown, expired, or not the caller's: one answer for all three. */
 export function taskNotFound(): ProtocolError {
-  return new ProtocolError(INVALID_PARAMS, 'Failed to retrieve task: Task not found');
+  return new ProtocolError(INVALID_PARAMS, TASK_NOT_FOUND_MESSAGE, { reason: 'task_not_found' });
+}
+
+export function isTaskNotFound(err: unknown): boolean {
+  return (
+    err instanceof ProtocolError &&
+    (err.data as { reason?: unknown } | undefined)?.reason === 'task_not_found'
+  );
 }
 
 /** tasks/* from a request that did not declare the Tasks extension. */
@@ -24,26 +39,23 @@ export function invalidParams(message: string): ProtocolError {
   return new ProtocolError(INVALID_PARAMS, message);
 }
 
-/** gRPC status codes that mean "Temporal could not be reached or did not answer in time". */
-const UNAVAILABLE_CODES = new Set([
-  1, // CANCELLED (our own deadline or abort)
-  4, // DEADLINE_EXCEEDED
-  14, // UNAVAILABLE
-]);
-
-function grpcCode(err: unknown): number | undefined {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if (isGrpcServiceError(e)) return e.code;
-  }
-  return undefined;
+/** A keyed start whose key was used before with other arguments. */
+export function idempotencyConflict(key: string, tool: string, fields: string[]): ProtocolError {
+  return invalidParams(
+    `Invalid arguments for tool ${tool}: idempotency_key conflict: the key "${key}" was already used for a ` +
+      `${tool} call with different arguments (${fields.join(', ')}); use a new idempotency_key for a new request, ` +
+      'or repeat the original arguments to get the original task',
+  );
 }
 
-/** True when the error says Temporal is unreachable or too slow, rather than a refusal. */
-export function isTemporalUnavailable(err: unknown): boolean {
-  const code = grpcCode(err);
-  if (code !== undefined) return UNAVAILABLE_CODES.has(code);
-  const message = err instanceof Error ? err.message : String(err);
-  return /deadline exceeded|unavailable|ECONNREFUSED|failed to connect|connection refused/i.test(message);
+/** A start refused because the principal already has `limit` running tasks. */
+export function runningTaskLimit(principal: string, running: number, limit: number): ProtocolError {
+  return new ProtocolError(
+    LIMIT_EXCEEDED,
+    `Too many running tasks: "${principal}" has ${running} running (the limit is ${limit}). ` +
+      'Wait for one to finish or cancel one, then start again.',
+    { reason: 'running_task_limit', running, limit },
+  );
 }
 
 /**
@@ -52,7 +64,7 @@ export function isTemporalUnavailable(err: unknown): boolean {
  */
 export function toProtocolError(err: unknown): ProtocolError {
   if (err instanceof ProtocolError) return err;
-  if (err instanceof WorkflowNotFoundError) return taskNotFound();
+  if (isRunNotFound(err)) return taskNotFound();
   if (isTemporalUnavailable(err)) {
     return new ProtocolError(
       INTERNAL_ERROR,
@@ -62,4 +74,9 @@ export function toProtocolError(err: unknown): ProtocolError {
   }
   const message = err instanceof Error ? err.message : String(err);
   return new ProtocolError(INTERNAL_ERROR, `Internal error: ${message}`);
+}
+
+/** A JSON-RPC error object for a response written by hand (HTTP-level refusals). */
+export function errorBody(id: unknown, code: number, message: string, data?: Record<string, unknown>) {
+  return { jsonrpc: '2.0' as const, id: id ?? null, error: { code, message, ...(data ? { data } : {}) } };
 }

@@ -1,26 +1,18 @@
-// Execution state → the start/poll JSON of the tool contract (start_mining, get_mining_result,
-// cancel_mining) and the CallToolResult that carries it. Pure.
+// Execution state → the start/poll JSON of the tool contract (a catalog tool and its companions)
+// and the CallToolResult that carries it. Pure.
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { ChainResult, InputRequest } from '../../workflows/contract.ts';
-import type { ExecutionView, LiveProgress } from '../temporal/execution.ts';
-import { publicationOutcome } from './publication.ts';
-
-export interface ProgressJson {
-  phase: string;
-  blocks_done: number;
-  blocks_total: number;
-  hashes_tried: number;
-  current_block: number | null;
-  current_block_nonce?: number;
-}
+import type { InputRequest } from '../../workflows/mcp-contract.ts';
+import type { ExecutionView } from '../temporal/execution.ts';
+import type { CatalogTool } from './catalog.ts';
+import { INTERNAL_ERROR } from './json-rpc-errors.ts';
 
 export type StartPollJson = (
-  | { status: 'completed'; workflow_id: string; result: ChainResult; message?: string }
+  | { status: 'completed'; workflow_id: string; result: unknown; message?: string }
   | {
       status: 'running';
       workflow_id: string;
       poll_after_seconds: number;
-      progress: ProgressJson | null;
+      progress: Record<string, unknown> | null;
       next: string;
     }
   | {
@@ -43,54 +35,42 @@ export type StartPollJson = (
   note?: string;
 };
 
+/** The tool facts the texts name. */
+export type PollTool = Pick<CatalogTool, 'name' | 'companions' | 'presentation'>;
+
 export function pollAfterSeconds(pollIntervalMs: number): number {
   return Math.max(1, Math.ceil(pollIntervalMs / 1000));
 }
 
-/** Hashes tried so far: finished blocks plus the block in flight (from its last heartbeat). */
-export function hashesSoFar(progress: LiveProgress): number {
-  return (
-    progress.hashesTried + (progress.currentBlockNonce === undefined ? 0 : progress.currentBlockNonce + 1)
-  );
-}
-
-export function progressJson(progress: LiveProgress): ProgressJson {
-  return {
-    phase: progress.phase,
-    blocks_done: progress.blocksDone,
-    blocks_total: progress.blocksTotal,
-    hashes_tried: hashesSoFar(progress),
-    current_block: progress.currentBlock,
-    ...(progress.currentBlockNonce === undefined ? {} : { current_block_nonce: progress.currentBlockNonce }),
-  };
-}
-
 export function startPollJson(
   view: Pick<ExecutionView, 'workflowId' | 'state'>,
+  tool: PollTool,
   pollIntervalMs: number,
 ): StartPollJson {
   const id = view.workflowId;
   const state = view.state;
+  const { presentation, companions } = tool;
   switch (state.status) {
     case 'completed': {
-      const publication = publicationOutcome(state.result);
+      const outcome = presentation.outcome(state.result);
       return {
         status: 'completed',
         workflow_id: id,
         result: state.result,
-        ...(publication ? { message: publication.message } : {}),
+        ...(outcome?.message ? { message: outcome.message } : {}),
       };
     }
     case 'running': {
       const requests = state.progress?.inputRequests ?? {};
       if (Object.keys(requests).length > 0) {
+        const answer = companions.respond
+          ? `then send their answer with ${companions.respond} (workflow_id "${id}", the request's key, action and content).`
+          : 'then tell the person the run waits for them.';
         return {
           status: 'input_required',
           workflow_id: id,
           input_requests: requests,
-          next:
-            "The run is paused until a person answers input_requests. Ask the user each request's message, " +
-            `then send their answer with respond_to_mining (workflow_id "${id}", the request's key, action and content).`,
+          next: `The run is paused until a person answers input_requests. Ask the user each request's message, ${answer}`,
         };
       }
       const seconds = pollAfterSeconds(pollIntervalMs);
@@ -98,11 +78,11 @@ export function startPollJson(
         status: 'running',
         workflow_id: id,
         poll_after_seconds: seconds,
-        progress: state.progress ? progressJson(state.progress) : null,
+        progress: presentation.progressJson(state),
         ...(state.note ? { note: state.note } : {}),
         next:
-          `Still mining. Wait ${seconds} seconds, then call get_mining_result with workflow_id "${id}" exactly as given. ` +
-          'Do not call start_mining again for this request: that would start a second, duplicate job.',
+          `${presentation.working(state)} Wait ${seconds} seconds, then call ${companions.result} with workflow_id "${id}" exactly as given. ` +
+          `Do not call ${tool.name} again for this request: that would start a second, duplicate job.`,
       };
     }
     case 'failed':
@@ -110,7 +90,7 @@ export function startPollJson(
         status: 'failed',
         workflow_id: id,
         reason: state.reason,
-        error: { code: state.error.code, message: state.error.message },
+        error: { code: INTERNAL_ERROR, message: state.message },
         next: 'Stop polling: this run will not finish. Tell the user what went wrong (error.message).',
       };
     case 'cancelled':
@@ -122,22 +102,22 @@ export function startPollJson(
   }
 }
 
-export function notFoundJson(workflowId: string): StartPollJson {
+export function notFoundJson(workflowId: string, tool: PollTool): StartPollJson {
   return {
     status: 'not_found',
     workflow_id: workflowId,
     next:
-      'No mining run has this workflow_id (it never existed, has expired, or was copied wrongly). ' +
-      'Do not poll it again. If the user still wants the work done, call start_mining to start a new run.',
+      `No ${tool.presentation.noun} has this workflow_id (it never existed, has expired, or was copied wrongly). ` +
+      `Do not poll it again. If the user still wants the work done, call ${tool.name} to start a new run.`,
   };
 }
 
 /** The CallToolResult carrying a start/poll JSON: structuredContent plus the same JSON as text. */
-export function toolResult(json: StartPollJson): CallToolResult {
+export function toolResult(json: StartPollJson, tool: PollTool): CallToolResult {
   const isError =
     json.status === 'failed' ||
     json.status === 'not_found' ||
-    (json.status === 'completed' && publicationOutcome(json.result)?.isError === true);
+    (json.status === 'completed' && tool.presentation.outcome(json.result)?.isError === true);
   return {
     content: [{ type: 'text', text: JSON.stringify(json) }],
     structuredContent: json as unknown as Record<string, unknown>,

@@ -3,16 +3,23 @@
 // for input); completed → completed with the tool result; a tool-level failure → completed with
 // isError; cancelled → cancelled; any other failure → failed with a JSON-RPC error.
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { InputRequest } from '../../workflows/contract.ts';
-import type { ExecutionView, JsonRpcErrorObject } from '../temporal/execution.ts';
-import { publicationOutcome } from './publication.ts';
-import { hashesSoFar, startPollJson, toolResult } from './start-poll.ts';
+import type { InputRequest } from '../../workflows/mcp-contract.ts';
+import type { ExecutionView } from '../temporal/execution.ts';
+import { INTERNAL_ERROR } from './json-rpc-errors.ts';
+import { type PollTool, startPollJson, toolResult } from './start-poll.ts';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
 export interface TaskTiming {
   ttlMs: number;
   pollIntervalMs: number;
+}
+
+/** A JSON-RPC error object, as carried by a failed task. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: Record<string, unknown>;
 }
 
 interface TaskBase {
@@ -36,9 +43,9 @@ export type GetTaskResult = DetailedTask & { resultType: 'complete' };
 
 export type CreateTaskResult = TaskBase & { resultType: 'task' };
 
-function base(view: ExecutionView, status: TaskStatus, timing: TaskTiming): TaskBase {
+function base(view: ExecutionView, status: TaskStatus, tool: PollTool, timing: TaskTiming): TaskBase {
   const terminal = status === 'completed' || status === 'failed' || status === 'cancelled';
-  const message = statusMessage(view);
+  const message = tool.presentation.statusMessage(view);
   return {
     taskId: view.workflowId,
     status,
@@ -50,7 +57,7 @@ function base(view: ExecutionView, status: TaskStatus, timing: TaskTiming): Task
   };
 }
 
-export function taskStatus(view: ExecutionView): TaskStatus {
+export function taskStatus(view: Pick<ExecutionView, 'state'>): TaskStatus {
   const state = view.state;
   switch (state.status) {
     case 'running':
@@ -64,75 +71,49 @@ export function taskStatus(view: ExecutionView): TaskStatus {
   }
 }
 
-export function detailedTask(view: ExecutionView, timing: TaskTiming): DetailedTask {
+export function detailedTask(view: ExecutionView, tool: PollTool, timing: TaskTiming): DetailedTask {
   const status = taskStatus(view);
   const state = view.state;
   switch (status) {
     case 'working':
-      return { ...base(view, status, timing), status };
+      return { ...base(view, status, tool, timing), status };
     case 'input_required':
       return {
-        ...base(view, status, timing),
+        ...base(view, status, tool, timing),
         status,
         inputRequests: (state.status === 'running' && state.progress?.inputRequests) || {},
       };
     case 'completed':
       return {
-        ...base(view, status, timing),
+        ...base(view, status, tool, timing),
         status,
-        result: { ...toolResult(startPollJson(view, timing.pollIntervalMs)), resultType: 'complete' },
+        result: {
+          ...toolResult(startPollJson(view, tool, timing.pollIntervalMs), tool),
+          resultType: 'complete',
+        },
       };
-    case 'failed':
+    case 'failed': {
+      const message = state.status === 'failed' ? state.message : 'failed';
+      const reason = state.status === 'failed' ? state.reason : 'failed';
       return {
-        ...base(view, status, timing),
+        ...base(view, status, tool, timing),
         status,
-        error: state.status === 'failed' ? state.error : { code: -32603, message: 'failed' },
+        error: { code: INTERNAL_ERROR, message, data: { reason } },
       };
+    }
     case 'cancelled':
-      return { ...base(view, status, timing), status };
+      return { ...base(view, status, tool, timing), status };
   }
 }
 
 /** tasks/get's answer: the detailed task, marked as a complete result. */
-export function getTaskResult(view: ExecutionView, timing: TaskTiming): GetTaskResult {
-  return { ...detailedTask(view, timing), resultType: 'complete' };
+export function getTaskResult(view: ExecutionView, tool: PollTool, timing: TaskTiming): GetTaskResult {
+  return { ...detailedTask(view, tool, timing), resultType: 'complete' };
 }
 
 /** tools/call's answer when the run outlives the wait budget and the client takes tasks. */
-export function createTaskResult(view: ExecutionView, timing: TaskTiming): CreateTaskResult {
-  return { ...base(view, taskStatus(view), timing), resultType: 'task' };
-}
-
-const count = new Intl.NumberFormat('en-US');
-
-/** One line for people and models: what the run is doing or how it ended. */
-export function statusMessage(view: ExecutionView): string | undefined {
-  const state = view.state;
-  const difficulty = view.input ? ` at difficulty ${view.input.difficulty}` : '';
-  switch (state.status) {
-    case 'running': {
-      const p = state.progress;
-      if (!p)
-        return state.note ?? (view.input ? `Mining ${view.input.blocks} block(s)${difficulty}` : undefined);
-      if (Object.keys(p.inputRequests).length > 0) return 'Waiting for a person to answer the input requests';
-      if (p.phase === 'publishing') return 'Publishing the mined chain';
-      const hashes = hashesSoFar(p);
-      const block =
-        p.currentBlock === null
-          ? ''
-          : `Mining block ${p.currentBlock + 1} of ${p.blocksTotal}${difficulty}: `;
-      return `${block}${p.blocksDone} of ${p.blocksTotal} blocks done, about ${count.format(hashes)} hashes tried`;
-    }
-    case 'completed': {
-      const mined = `Mined ${state.result.blocks.length} blocks${difficulty}; final hash ${state.result.finalHash}`;
-      const publication = publicationOutcome(state.result);
-      return publication ? `${mined}. ${publication.message}` : mined;
-    }
-    case 'failed':
-      return state.toolError ? `Mining refused: ${state.error.message}` : state.error.message;
-    case 'cancelled':
-      return 'The mining run was cancelled';
-  }
+export function createTaskResult(view: ExecutionView, tool: PollTool, timing: TaskTiming): CreateTaskResult {
+  return { ...base(view, taskStatus(view), tool, timing), resultType: 'task' };
 }
 
 /** tasks/update and tasks/cancel acknowledge with an empty complete result. */

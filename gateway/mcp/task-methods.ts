@@ -1,18 +1,21 @@
-// The Tasks extension's methods: tasks/get, tasks/update, tasks/cancel, served from Temporal.
-// Only requests that declare the extension may use them (-32021 otherwise); an id that is unknown,
-// expired or another caller's is -32602.
+// The Tasks extension's methods: tasks/get, tasks/update, tasks/cancel, served from Temporal for
+// every catalog tool. Only requests that declare the extension may use them (-32021 otherwise); an
+// id that is unknown, expired or another caller's is -32602.
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import type { Caller, MiningBackend } from '../temporal/mining-backend.ts';
+import type { Caller, TemporalBackend } from '../temporal/backend.ts';
+import { taskIdPrefix } from '../temporal/task-id.ts';
 import { observeTaskRequest } from './call-observer.ts';
 import { declaresTasksExtension } from './capabilities.ts';
+import { type Catalog, type CatalogTool, catalogTool } from './catalog.ts';
+import { inputResponsesSchema, taskIdParams } from './companion-schemas.ts';
 import { invalidParams, missingTasksCapability, taskNotFound, toProtocolError } from './json-rpc-errors.ts';
 import { emptyAck, getTaskResult, type TaskTiming } from './task-mapping.ts';
-import { inputResponsesSchema, taskIdParams } from './tool-schemas.ts';
 import { describeIssues } from './tools.ts';
 
 export interface TaskMethodsDeps {
-  backend: MiningBackend;
+  backend: TemporalBackend;
+  catalog: Catalog;
   timing: TaskTiming;
 }
 
@@ -20,8 +23,16 @@ export interface TaskMethodsDeps {
 // extension always learns that first.
 const anyParams = z.looseObject({});
 
+/** A run whose tool left the catalog still reads, with the generic presentation. */
+function formerTool(name: string): CatalogTool {
+  return catalogTool(
+    { name, description: name, workflow: name, inputSchema: { type: 'object' } },
+    { taskQueue: '', waitBudgetMs: 0 },
+  );
+}
+
 export function registerTaskMethods(server: Server, deps: TaskMethodsDeps, caller: Caller): void {
-  const { backend, timing } = deps;
+  const { backend, catalog, timing } = deps;
 
   const serve = (
     method: string,
@@ -45,9 +56,12 @@ export function registerTaskMethods(server: Server, deps: TaskMethodsDeps, calle
   };
 
   serve('tasks/get', async (params) => {
-    const view = await backend.view(taskIdOf(params), caller);
+    const taskId = taskIdOf(params);
+    // The id names its tool, so the progress query goes out beside the describe.
+    const progressQuery = catalog.toolOfIdPrefix(taskIdPrefix(taskId))?.progressQuery;
+    const view = await backend.view(taskId, caller, { progressQuery });
     if (!view) throw taskNotFound();
-    return getTaskResult(view, timing);
+    return getTaskResult(view, catalog.tool(view.tool) ?? formerTool(view.tool), timing);
   });
 
   serve('tasks/cancel', async (params) => {
@@ -61,7 +75,10 @@ export function registerTaskMethods(server: Server, deps: TaskMethodsDeps, calle
     const raw = ctx.mcpReq.inputResponses ?? params.inputResponses;
     const parsed = inputResponsesSchema.safeParse(raw);
     if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error)}`);
-    if (!(await backend.sendInput(taskId, caller, parsed.data))) throw taskNotFound();
+    const tool = catalog.toolOfIdPrefix(taskIdPrefix(taskId));
+    if (!tool) throw taskNotFound();
+    if (!tool.inputSignal) throw invalidParams(`Tasks of ${tool.name} take no input`);
+    if (!(await backend.sendInput(taskId, caller, tool.inputSignal, parsed.data))) throw taskNotFound();
     return emptyAck();
   });
 }

@@ -1,16 +1,14 @@
-// MiningBackend on Temporal: start → workflow.start, wait → handle.result() raced against the
-// budget (the long-poll is aborted when the budget ends), view → describe and, side by side, the
-// progress query with a short deadline, cancel → cancellation request, sendInput → signal. Every
-// operation on a task first checks its id's owner tag (task-id.ts): no Temporal call for an id that
-// is not the caller's.
+// The gateway's one way into Temporal, for every catalog tool: start → workflow.start, wait →
+// handle.result() raced against the budget (the long-poll is aborted when the budget ends), view →
+// describe and, side by side, the tool's progress query with a short deadline, cancel →
+// cancellation request, sendInput → the tool's input signal. Every operation on a task first checks
+// its id's owner tag (task-id.ts): no Temporal call for an id that is not the caller's.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type Client,
-  isGrpcServiceError,
   QueryRejectedError,
   type WorkflowExecutionDescription,
   type WorkflowHandle,
-  WorkflowNotFoundError,
 } from '@temporalio/client';
 import {
   defaultPayloadConverter,
@@ -18,41 +16,62 @@ import {
   type Payload,
   SearchAttributeType,
 } from '@temporalio/common';
-import {
-  type ChainResult,
-  type InputResponse,
-  inputResponsesSignal,
-  MINE_CHAIN_WORKFLOW,
-  type MineBlockHeartbeat,
-  type MineChainInput,
-  progressQuery,
-} from '../../workflows/contract.ts';
+import type { InputResponses } from '../../workflows/mcp-contract.ts';
 import type { GatewayConfig } from '../config.ts';
 import type { RequestOrigin } from '../mcp/request-origin.ts';
 import { metrics } from '../metrics.ts';
 import { withHardDeadline } from './deadline.ts';
-import type { ExecutionState, ExecutionView, LiveProgress } from './execution.ts';
-import type { Caller, MiningBackend, StartedRun, StartRequest, WaitOutcome } from './mining-backend.ts';
+import type { ExecutionState, ExecutionView, ProgressAnswer } from './execution.ts';
+import { GRPC, grpcCode, isClosedMeanwhile, isDeadline, isRunNotFound } from './grpc-errors.ts';
 import { completedState, stateFromResultError } from './outcome.ts';
-import { runDetails, runSummary } from './run-summary.ts';
+import { runDetails } from './run-summary.ts';
 import { startIdempotent } from './start.ts';
 import { isOwnedBy, newTaskId } from './task-id.ts';
 
 export const MCP_TOOL = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
 export const MCP_PRINCIPAL = defineSearchAttributeKey('McpPrincipal', SearchAttributeType.KEYWORD);
 
+/** Who is calling: every task operation is scoped to the principal that started the task. */
+export interface Caller {
+  principal: string;
+  /** The MCP client and protocol revision of the request, when known (shown in the Web UI). */
+  origin?: RequestOrigin;
+}
+
+/** A run to start for a catalog tool. */
+export interface StartRequest {
+  tool: { name: string; idPrefix: string; workflow: string; taskQueue: string };
+  /** The workflow's single argument. */
+  input: unknown;
+  /** The tool arguments as validated (defaults applied), kept with the run. */
+  arguments: Record<string, unknown>;
+  /**
+   * Makes the start idempotent: the same (caller, tool, key) names the same run, which a retried
+   * start returns; the same key with other arguments is an invalid-params error.
+   */
+  idempotencyKey?: string;
+  /** One line for the Web UI. */
+  summary: string;
+}
+
+export interface StartedRun {
+  workflowId: string;
+  /** When this call created the run; absent when a keyed start answered a run already there. */
+  createdAt?: Date;
+}
+
+export type WaitOutcome = { kind: 'closed'; state: ExecutionState } | { kind: 'running' };
+
 /** What the gateway stores in a run's memo. */
 export interface RunMemo {
   tool: string;
   arguments: Record<string, unknown>;
   principal: string;
-  input: MineChainInput;
   /** The MCP client and protocol revision that started the run. */
   origin?: RequestOrigin;
 }
 
-export interface TemporalMiningOptions {
-  taskQueue: string;
+export interface BackendOptions {
   namespace: string;
   /** Deadline of start, describe, result fetch, signal and cancel calls. */
   callTimeoutMs: number;
@@ -65,9 +84,8 @@ export interface TemporalMiningOptions {
 }
 
 /** The backend options a gateway configuration implies. */
-export function miningOptions(config: GatewayConfig, serverSecret: Buffer): TemporalMiningOptions {
+export function backendOptions(config: GatewayConfig, serverSecret: Buffer): BackendOptions {
   return {
-    taskQueue: config.temporal.taskQueue,
     namespace: config.temporal.namespace,
     callTimeoutMs: config.temporalTimeoutMs,
     queryTimeoutMs: config.queryTimeoutMs,
@@ -76,15 +94,10 @@ export function miningOptions(config: GatewayConfig, serverSecret: Buffer): Temp
   };
 }
 
-// gRPC codes Temporal answers for ids that name no run it can find.
-const NOT_FOUND = 5;
-const INVALID_ARGUMENT = 3;
-const FAILED_PRECONDITION = 9;
-
-export class TemporalMining implements MiningBackend {
+export class TemporalBackend {
   constructor(
     private readonly client: Client,
-    private readonly options: TemporalMiningOptions,
+    private readonly options: BackendOptions,
   ) {}
 
   /** A deadline shared by several calls (a start's checks and the start itself). */
@@ -100,8 +113,9 @@ export class TemporalMining implements MiningBackend {
   }
 
   /**
-   * Starts a run. Everything a start does (the idempotency lookup, the running-task count, the
-   * start) shares one deadline, so an unreachable Temporal fails the call within callTimeoutMs.
+   * Starts a run; resolves once the start is durable. Everything a start does (the idempotency
+   * lookup, the running-task count, the start) shares one deadline, so an unreachable Temporal
+   * fails the call within callTimeoutMs.
    */
   start(request: StartRequest, caller: Caller): Promise<StartedRun> {
     return this.sharedDeadline.run(Date.now() + this.options.callTimeoutMs, () =>
@@ -115,11 +129,9 @@ export class TemporalMining implements MiningBackend {
     );
   }
 
-  /** Running mining runs of this principal, from Temporal's visibility store. */
+  /** Running runs of this principal, whatever their tool, from Temporal's visibility store. */
   private async countRunning(principal: string): Promise<number> {
-    const query =
-      `WorkflowType = "${MINE_CHAIN_WORKFLOW}" AND ExecutionStatus = "Running" AND ` +
-      `${MCP_PRINCIPAL.name} = ${JSON.stringify(principal)}`;
+    const query = `ExecutionStatus = "Running" AND ${MCP_PRINCIPAL.name} = ${JSON.stringify(principal)}`;
     const { count } = await this.call(() => this.client.workflow.count(query));
     return count;
   }
@@ -127,31 +139,29 @@ export class TemporalMining implements MiningBackend {
   private async startRun(
     request: StartRequest,
     caller: Caller,
-    workflowId = newTaskId(this.options.serverSecret, caller.principal),
+    workflowId = newTaskId(this.options.serverSecret, caller.principal, request.tool.idPrefix),
     conflictPolicy?: 'USE_EXISTING',
   ): Promise<StartedRun> {
-    const { input } = request;
+    const { tool } = request;
     const createdAt = new Date();
     const memo: RunMemo = {
-      tool: request.tool,
+      tool: tool.name,
       arguments: request.arguments,
       principal: caller.principal,
-      input,
       ...(caller.origin ? { origin: caller.origin } : {}),
     };
-    const described = { ...request, principal: caller.principal, origin: caller.origin };
     await this.call(() =>
-      this.client.workflow.start(MINE_CHAIN_WORKFLOW, {
+      this.client.workflow.start(tool.workflow, {
         workflowId,
-        taskQueue: this.options.taskQueue,
-        args: [input],
+        taskQueue: tool.taskQueue,
+        args: [request.input],
         memo: memo as unknown as Record<string, unknown>,
         typedSearchAttributes: [
-          { key: MCP_TOOL, value: request.tool },
+          { key: MCP_TOOL, value: tool.name },
           { key: MCP_PRINCIPAL, value: caller.principal },
         ],
-        staticSummary: runSummary(described),
-        staticDetails: runDetails(described),
+        staticSummary: request.summary,
+        staticDetails: runDetails({ ...memo, origin: caller.origin }),
         // A keyed start: a running run with this id is returned as is, and a closed one is never
         // replaced by a second run (the start fails and the existing run is answered instead).
         ...(conflictPolicy
@@ -163,8 +173,14 @@ export class TemporalMining implements MiningBackend {
     return conflictPolicy ? { workflowId } : { workflowId, createdAt };
   }
 
+  /**
+   * Waits for the run to close, at most `budgetMs` (or until `signal` aborts): resolves the moment
+   * it closes, or with `running` when the budget ends first. Leaves no wait behind; every wait is
+   * timed into the wait histogram with how it ended.
+   */
   async wait(workflowId: string, budgetMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
     if (budgetMs <= 0 || signal?.aborted) return { kind: 'running' };
+    const elapsed = metrics.stopwatch();
     const budget = new AbortController();
     const timer = setTimeout(() => budget.abort(new Error('wait budget spent')), budgetMs);
     const onCallerGone = () => budget.abort(signal?.reason);
@@ -173,15 +189,23 @@ export class TemporalMining implements MiningBackend {
       const result = await this.client.withAbortSignal(budget.signal, () =>
         metrics.timeTemporal(
           'result-wait',
-          () => this.client.workflow.getHandle<() => Promise<ChainResult>>(workflowId).result(),
+          () => this.client.workflow.getHandle(workflowId).result(),
           budget.signal,
         ),
       );
+      metrics.waitObserved(elapsed(), 'closed');
       return { kind: 'closed', state: completedState(result) };
     } catch (err) {
       const state = stateFromResultError(err);
-      if (state) return { kind: 'closed', state };
-      if (budget.signal.aborted) return { kind: 'running' };
+      if (state) {
+        metrics.waitObserved(elapsed(), 'closed');
+        return { kind: 'closed', state };
+      }
+      if (budget.signal.aborted) {
+        metrics.waitObserved(elapsed(), signal?.aborted ? 'caller_gone' : 'budget_spent');
+        return { kind: 'running' };
+      }
+      metrics.waitObserved(elapsed(), 'error');
       throw err;
     } finally {
       clearTimeout(timer);
@@ -189,33 +213,39 @@ export class TemporalMining implements MiningBackend {
     }
   }
 
+  /**
+   * The run as the caller may see it; undefined when unknown, expired or another caller's.
+   * `progressQuery` names the tool's progress query; without it a running run has no progress.
+   */
   async view(
     workflowId: string,
     caller: Caller,
-    options: { progress?: boolean } = {},
+    options: { progressQuery?: string } = {},
   ): Promise<ExecutionView | undefined> {
     if (!this.owns(workflowId, caller)) return undefined;
     // The progress query goes out with the describe, not after it: a poll costs the slower of the
     // two calls, not their sum. Temporal refuses it at once when the run is closed (NOT_OPEN).
-    const progress = options.progress === false ? undefined : this.queryProgress(workflowId);
+    const progress = options.progressQuery
+      ? this.queryProgress(workflowId, options.progressQuery)
+      : undefined;
     const found = await this.describeOwned(workflowId, caller);
     if (!found) return undefined;
     const { handle, description, memo } = found;
     const running = description.status.name === 'RUNNING';
     const state: ExecutionState = !running
       ? await this.closedState(handle)
-      : progress === undefined
-        ? { status: 'running' }
-        : await this.runningState(handle, description, await progress);
+      : await this.runningState(handle, description, progress && (await progress));
     return {
       workflowId,
+      tool: memo.tool,
       createdAt: description.startTime,
       lastUpdatedAt: lastUpdate(description),
-      input: memo.input,
+      arguments: memo.arguments ?? {},
       state,
     };
   }
 
+  /** Requests cancellation; false when there is no such run for this caller. No-op once closed. */
   async cancel(workflowId: string, caller: Caller): Promise<boolean> {
     if (!this.owns(workflowId, caller)) return false;
     const found = await this.describeOwned(workflowId, caller);
@@ -229,23 +259,26 @@ export class TemporalMining implements MiningBackend {
     return true;
   }
 
+  /** Sends input responses on the tool's input signal; false when there is no such run for this caller. */
   async sendInput(
     workflowId: string,
     caller: Caller,
-    responses: Record<string, InputResponse>,
+    signalName: string,
+    responses: InputResponses,
   ): Promise<boolean> {
     if (!this.owns(workflowId, caller)) return false;
     const found = await this.describeOwned(workflowId, caller);
     if (!found) return false;
     if (found.description.status.name !== 'RUNNING') return true;
     try {
-      await this.call(() => found.handle.signal(inputResponsesSignal, responses));
+      await this.call(() => found.handle.signal(signalName, responses));
     } catch (err) {
       if (!isClosedMeanwhile(err)) throw err;
     }
     return true;
   }
 
+  /** Resolves when Temporal answers within `timeoutMs`; rejects otherwise. */
   async ping(timeoutMs: number): Promise<void> {
     await this.call(
       () => this.client.workflowService.describeNamespace({ namespace: this.options.namespace }),
@@ -259,27 +292,25 @@ export class TemporalMining implements MiningBackend {
   }
 
   /**
-   * The run's handle and description when it exists, is a mining run, and its memo names the
-   * caller (a second check behind the id's owner tag).
+   * The run's handle and description when it exists, was started by the gateway for a tool, and
+   * its memo names the caller (a second check behind the id's owner tag).
    */
   private async describeOwned(workflowId: string, caller: Caller) {
-    const handle = this.client.workflow.getHandle<() => Promise<ChainResult>>(workflowId);
+    const handle = this.client.workflow.getHandle(workflowId);
     let description: WorkflowExecutionDescription;
     try {
       description = await this.call(() => handle.describe());
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError || grpcCodeIs(err, NOT_FOUND, INVALID_ARGUMENT))
-        return undefined;
+      if (isRunNotFound(err)) return undefined;
       throw err;
     }
     const memo = description.memo as Partial<RunMemo> | undefined;
-    if (description.type !== MINE_CHAIN_WORKFLOW || !memo || memo.principal !== caller.principal)
-      return undefined;
+    if (!memo || typeof memo.tool !== 'string' || memo.principal !== caller.principal) return undefined;
     return { handle, description, memo: memo as RunMemo };
   }
 
   /** A closed run's outcome, from its result or the failure its result throws. */
-  private async closedState(handle: WorkflowHandle<() => Promise<ChainResult>>): Promise<ExecutionState> {
+  private async closedState(handle: WorkflowHandle): Promise<ExecutionState> {
     try {
       return completedState(
         await this.call(() => metrics.timeTemporal('result-wait', () => handle.result())),
@@ -292,74 +323,59 @@ export class TemporalMining implements MiningBackend {
   }
 
   /** The progress query's answer or its failure; never rejects (nobody may be awaiting it). */
-  private queryProgress(workflowId: string): Promise<{ progress: LiveProgress } | { error: unknown }> {
+  private queryProgress(
+    workflowId: string,
+    queryName: string,
+  ): Promise<{ progress: ProgressAnswer } | { error: unknown }> {
     const handle = this.client.workflow.getHandle(workflowId);
-    return this.call(() => handle.query(progressQuery), this.options.queryTimeoutMs).then(
-      (progress: LiveProgress) => ({ progress }),
+    return this.call(() => handle.query<ProgressAnswer>(queryName), this.options.queryTimeoutMs).then(
+      (progress) => ({ progress: isObject(progress) ? progress : {} }),
       (error: unknown) => ({ error }),
     );
   }
 
   private async runningState(
-    handle: WorkflowHandle<() => Promise<ChainResult>>,
+    handle: WorkflowHandle,
     description: WorkflowExecutionDescription,
-    answer: { progress: LiveProgress } | { error: unknown },
+    answer: { progress: ProgressAnswer } | { error: unknown } | undefined,
   ): Promise<ExecutionState> {
-    if ('progress' in answer) {
-      const { progress } = answer;
-      const nonce = heartbeatNonce(description);
-      if (nonce !== undefined && progress.currentBlock !== null) progress.currentBlockNonce = nonce;
-      return { status: 'running', progress };
-    }
+    const heartbeat = latestHeartbeat(description);
+    const withHeartbeat = heartbeat === undefined ? {} : { heartbeat };
+    if (answer === undefined) return { status: 'running', ...withHeartbeat };
+    if ('progress' in answer) return { status: 'running', progress: answer.progress, ...withHeartbeat };
     // It closed between the describe and the query: answer its outcome.
     if (answer.error instanceof QueryRejectedError) return this.closedState(handle);
     return {
       status: 'running',
+      ...withHeartbeat,
       note: queryFailureNote(answer.error, description.taskQueue, this.options.queryTimeoutMs),
     };
   }
 }
 
+function isObject(value: unknown): value is ProgressAnswer {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Why there is no progress to show: most often, no worker is polling the run's task queue. */
 export function queryFailureNote(err: unknown, taskQueue: string, queryTimeoutMs: number): string {
-  if (isDeadline(err) || grpcCodeIs(err, FAILED_PRECONDITION)) {
+  if (isDeadline(err) || grpcCode(err) === GRPC.FAILED_PRECONDITION) {
     return (
-      `Mining is in progress, but no worker is polling task queue "${taskQueue}" right now ` +
+      `The run is in progress, but no worker is polling task queue "${taskQueue}" right now ` +
       `(no answer to the progress query within ${(queryTimeoutMs / 1000).toFixed(1)} s). ` +
       'The run is safe in Temporal and continues when a worker is back.'
     );
   }
   const cause = (err as { cause?: Error }).cause?.message;
-  return `Mining is in progress; progress is unavailable right now (${cause ?? (err as Error).message}).`;
+  return `The run is in progress; progress is unavailable right now (${cause ?? (err as Error).message}).`;
 }
 
-function grpcCodeIs(err: unknown, ...codes: number[]): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if (isGrpcServiceError(e)) return codes.includes(e.code);
-  }
-  return false;
-}
-
-/**
- * The call ran out of its deadline. Temporal answers an unanswerable query either way depending on
- * timing: DEADLINE_EXCEEDED (4) or, when its own context ends first, CANCELLED (1).
- */
-function isDeadline(err: unknown): boolean {
-  return grpcCodeIs(err, 4, 1) || /deadline/i.test((err as Error)?.message ?? '');
-}
-
-/** Cancel/signal on a run that closed after we described it: nothing left to do. */
-function isClosedMeanwhile(err: unknown): boolean {
-  return err instanceof WorkflowNotFoundError || grpcCodeIs(err, NOT_FOUND, FAILED_PRECONDITION);
-}
-
-/** The last nonce the block in flight heartbeated, if any. */
-export function heartbeatNonce(description: WorkflowExecutionDescription): number | undefined {
+/** The latest heartbeat details of the activity in flight, if any. */
+export function latestHeartbeat(description: WorkflowExecutionDescription): unknown {
   const payload = description.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0];
   if (!payload) return undefined;
   try {
-    const details = defaultPayloadConverter.fromPayload<MineBlockHeartbeat>(payload as Payload);
-    return typeof details?.nonce === 'number' ? details.nonce : undefined;
+    return defaultPayloadConverter.fromPayload(payload as Payload);
   } catch {
     return undefined;
   }
@@ -372,7 +388,7 @@ function timestampMs(
   return Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
 }
 
-/** The latest thing that happened to the run: start, close, or the block in flight's last heartbeat. */
+/** The latest thing that happened to the run: start, close, or an activity's last heartbeat. */
 function lastUpdate(description: WorkflowExecutionDescription): Date {
   const times = [description.startTime.getTime(), description.closeTime?.getTime()];
   for (const activity of description.raw.pendingActivities ?? []) {

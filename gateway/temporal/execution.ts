@@ -1,36 +1,33 @@
-// What the gateway knows about one mining run at one moment: the input of every pure mapping
-// (task JSON, start/poll JSON). Built from Temporal by temporal-mining.ts; no I/O here.
-import type { ChainResult, MineChainInput, MiningProgress } from '../../workflows/contract.ts';
+// What the gateway knows about one run at one moment: the input of every pure mapping (task JSON,
+// start/poll JSON). Built from Temporal by backend.ts; no I/O here.
+import type { ToolProgress } from '../../workflows/mcp-contract.ts';
 
-/** A JSON-RPC error object, as carried by a failed task. */
-export interface JsonRpcErrorObject {
-  code: number;
-  message: string;
-  data?: Record<string, unknown>;
-}
-
-/** The workflow's progress plus what the block in flight has heartbeated. */
-export interface LiveProgress extends MiningProgress {
-  /** Last nonce the block in flight reported (its hashes so far are about this + 1). */
-  currentBlockNonce?: number;
-}
+/** The progress query's answer: the contract's fields, and whatever else the workflow adds. */
+export type ProgressAnswer = ToolProgress & Record<string, unknown>;
 
 export type ExecutionState =
-  /** `progress` is absent when no worker answered the progress query; `note` then says why. */
-  | { status: 'running'; progress?: LiveProgress; note?: string }
-  | { status: 'completed'; result: ChainResult }
   /**
-   * `toolError`: the mining itself refused or gave up (a non-retryable application failure): the
-   * tool answered, with an error. Otherwise the run broke (terminated, timed out, retries spent).
+   * `progress` is absent when the tool has no progress query or no worker answered it (`note` then
+   * says why); `heartbeat` is the latest heartbeat details of the activity in flight, if any.
    */
-  | { status: 'failed'; toolError: boolean; reason: string; error: JsonRpcErrorObject }
+  | { status: 'running'; progress?: ProgressAnswer; heartbeat?: unknown; note?: string }
+  | { status: 'completed'; result: unknown }
+  /**
+   * `toolError`: the workflow failed with an McpToolError: the tool answered, with an error.
+   * Otherwise the run broke (failed, terminated, timed out).
+   */
+  | { status: 'failed'; toolError: boolean; reason: string; message: string }
   | { status: 'cancelled' };
+
+export type RunningState = Extract<ExecutionState, { status: 'running' }>;
 
 export interface ExecutionView {
   workflowId: string;
+  /** The catalog tool that started the run. */
+  tool: string;
   createdAt: Date;
   lastUpdatedAt: Date;
-  /** The arguments the run was started with, when known. */
-  input?: MineChainInput;
+  /** The tool arguments the run was started with (defaults applied). */
+  arguments: Record<string, unknown>;
   state: ExecutionState;
 }

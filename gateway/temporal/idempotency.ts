@@ -1,15 +1,20 @@
 // Idempotent starts: with an idempotency_key the task id's body is an HMAC of (server secret,
 // principal, tool, key), so a retried start names the same workflow and Temporal's use-existing policy hands
-// back the run already there. Reusing a key with other arguments is refused. Pure.
+// back the run already there. Pure.
 import { createHmac } from 'node:crypto';
-import type { ProtocolError } from '@modelcontextprotocol/server';
-import { invalidParams } from '../mcp/json-rpc-errors.ts';
 import { ownedTaskId } from './task-id.ts';
 
 /** The task id for (principal, tool, key): 128 bits of the HMAC as its body, owned like any other. */
-export function keyedTaskId(secret: Buffer, principal: string, tool: string, key: string): string {
-  const mac = createHmac('sha256', secret).update(JSON.stringify(['mcp-task-id/v1', principal, tool, key]));
-  return ownedTaskId(secret, principal, mac.digest().subarray(0, 16));
+export function keyedTaskId(
+  secret: Buffer,
+  principal: string,
+  tool: { name: string; idPrefix: string },
+  key: string,
+): string {
+  const mac = createHmac('sha256', secret).update(
+    JSON.stringify(['mcp-task-id/v1', principal, tool.name, key]),
+  );
+  return ownedTaskId(secret, principal, tool.idPrefix, mac.digest().subarray(0, 16));
 }
 
 function canonical(value: unknown): unknown {
@@ -34,12 +39,4 @@ export function differingArguments(
   return [...names]
     .filter((name) => JSON.stringify(canonical(stored[name])) !== JSON.stringify(canonical(given[name])))
     .sort();
-}
-
-export function idempotencyConflict(key: string, tool: string, fields: string[]): ProtocolError {
-  return invalidParams(
-    `Invalid arguments for tool ${tool}: idempotency_key conflict: the key "${key}" was already used for a ` +
-      `${tool} call with different arguments (${fields.join(', ')}); use a new idempotency_key for a new request, ` +
-      'or repeat the original arguments to get the original task',
-  );
 }

@@ -1,12 +1,11 @@
 // A closed workflow's outcome (its result, or the error handle.result() threw) → ExecutionState.
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
-import type { ChainResult } from '../../workflows/contract.ts';
-import { INTERNAL_ERROR } from '../mcp/json-rpc-errors.ts';
+import { TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
 import type { ExecutionState } from './execution.ts';
 
-export function completedState(result: ChainResult): ExecutionState {
-  return { status: 'completed', result };
+export function completedState(result: unknown): ExecutionState {
+  return { status: 'completed', result: result === undefined ? null : result };
 }
 
 function causes(err: Error | undefined): Error[] {
@@ -27,19 +26,17 @@ export function stateFromResultError(err: unknown): ExecutionState | undefined {
   const first = chain[0];
   if (first instanceof CancelledFailure) return { status: 'cancelled' };
   if (first instanceof TerminatedFailure) {
-    return failed(false, 'terminated', `The mining run was terminated${suffix(first.message)}`);
+    return failed(false, 'terminated', `The run was terminated${suffix(first.message)}`);
   }
   if (first instanceof TimeoutFailure) {
-    return failed(false, 'timed_out', `The mining run timed out${suffix(first.message)}`);
+    return failed(false, 'timed_out', `The run timed out${suffix(first.message)}`);
   }
-  const application = chain.filter((e) => e instanceof ApplicationFailure).at(-1) as
-    | ApplicationFailure
-    | undefined;
-  if (application?.nonRetryable) {
-    return failed(true, application.type || 'ApplicationError', application.message);
-  }
+  // A failure of the contract's type, the workflow's own or an activity's it let through: the tool
+  // answered with an error.
+  const toolError = chain.find((e) => e instanceof ApplicationFailure && e.type === TOOL_ERROR_TYPE);
+  if (toolError) return failed(true, TOOL_ERROR_TYPE, toolError.message);
   const root = chain.at(-1);
-  return failed(false, 'failed', `The mining run failed: ${root?.message || err.message}`);
+  return failed(false, 'failed', `The run failed: ${root?.message || err.message}`);
 }
 
 function suffix(message: string | undefined): string {
@@ -47,10 +44,5 @@ function suffix(message: string | undefined): string {
 }
 
 function failed(toolError: boolean, reason: string, message: string): ExecutionState {
-  return {
-    status: 'failed',
-    toolError,
-    reason,
-    error: { code: INTERNAL_ERROR, message, data: { reason } },
-  };
+  return { status: 'failed', toolError, reason, message };
 }

@@ -1,20 +1,13 @@
-// What the Temporal Web UI shows for a run: a one-line summary (tool and key arguments) and
-// Markdown details (caller, MCP client, protocol revision, the arguments as sent). Pure.
-import type { MineChainInput } from '../../workflows/contract.ts';
+// What the Temporal Web UI shows for a run besides its one-line summary (which the tool's
+// presentation writes): Markdown details (caller, MCP client, protocol revision, the arguments as
+// sent). Pure.
 import type { RequestOrigin } from '../mcp/request-origin.ts';
 
 export interface RunDescription {
   tool: string;
   arguments: Record<string, unknown>;
-  input: MineChainInput;
   principal: string;
   origin?: RequestOrigin;
-}
-
-export function runSummary(run: RunDescription): string {
-  const { tool, input, principal } = run;
-  const approval = input.requireApproval ? ', approval required' : '';
-  return `${tool}: ${input.blocks} block(s) at difficulty ${input.difficulty}${approval} for ${principal}`;
 }
 
 function clientLine(origin: RequestOrigin | undefined): string {

@@ -2,9 +2,9 @@
 // tasks, and for a start with an idempotency key, the keyed task id, the lookup of the run already
 // there and the check that it was started with the same arguments.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { runningTaskLimit } from '../http/limits.ts';
-import { differingArguments, idempotencyConflict, keyedTaskId } from './idempotency.ts';
-import type { Caller, StartedRun, StartRequest } from './mining-backend.ts';
+import { idempotencyConflict, runningTaskLimit } from '../mcp/json-rpc-errors.ts';
+import type { Caller, StartedRun, StartRequest } from './backend.ts';
+import { differingArguments, keyedTaskId } from './idempotency.ts';
 
 export interface StartSteps {
   secret: Buffer;
@@ -36,7 +36,7 @@ export async function startIdempotent(
   const workflowId = keyedTaskId(steps.secret, caller.principal, request.tool, key);
   const sameArguments = (run: { memo: { arguments: Record<string, unknown> } }) => {
     const differing = differingArguments(run.memo.arguments ?? {}, request.arguments);
-    if (differing.length > 0) throw idempotencyConflict(key, request.tool, differing);
+    if (differing.length > 0) throw idempotencyConflict(key, request.tool.name, differing);
   };
 
   // A retry: the run is there already (running or closed); no cap applies to answering it.

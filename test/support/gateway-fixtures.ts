@@ -1,5 +1,7 @@
 // Sample execution views for the gateway's pure mapping tests.
 
+import { catalogTool } from '../../gateway/mcp/catalog.ts';
+import { miningTool } from '../../gateway/mcp/mining/tool.ts';
 import type { ExecutionState, ExecutionView } from '../../gateway/temporal/execution.ts';
 import type { ChainResult, InputRequest } from '../../workflows/contract.ts';
 
@@ -38,9 +40,10 @@ export const APPROVAL_REQUEST: InputRequest = {
 export function view(state: ExecutionState, workflowId = 'mine-test'): ExecutionView {
   return {
     workflowId,
+    tool: 'start_mining',
     createdAt: CREATED,
     lastUpdatedAt: UPDATED,
-    input: { difficulty: 22, blocks: 3, data: 'hello' },
+    arguments: { difficulty: 22, blocks: 3, data: 'hello' },
     state,
   };
 }
@@ -48,30 +51,33 @@ export function view(state: ExecutionState, workflowId = 'mine-test'): Execution
 export const RUNNING: ExecutionState = {
   status: 'running',
   progress: {
-    phase: 'mining',
-    blocksDone: 1,
-    blocksTotal: 3,
-    hashesTried: 4_000_000,
-    currentBlock: 1,
+    message: 'Mining block 2 of 3 at difficulty 22',
+    progress: 1,
+    total: 3,
     inputRequests: {},
-    currentBlockNonce: 99,
+    mining: { phase: 'mining', blocksDone: 1, blocksTotal: 3, hashesTried: 4_000_000, currentBlock: 1 },
   },
+  heartbeat: { nonce: 99 },
 };
 
 export const NO_WORKER: ExecutionState = {
   status: 'running',
-  note: 'Mining is in progress, but no worker is polling task queue "q" right now.',
+  note: 'The run is in progress, but no worker is polling task queue "q" right now.',
 };
 
 export const WAITING_FOR_INPUT: ExecutionState = {
   status: 'running',
   progress: {
-    phase: 'awaiting_input',
-    blocksDone: 3,
-    blocksTotal: 3,
-    hashesTried: 9_000_000,
-    currentBlock: null,
+    progress: 3,
+    total: 3,
     inputRequests: { 'approve-publish-1': APPROVAL_REQUEST },
+    mining: {
+      phase: 'awaiting_input',
+      blocksDone: 3,
+      blocksTotal: 3,
+      hashesTried: 9_000_000,
+      currentBlock: null,
+    },
   },
 };
 
@@ -80,15 +86,31 @@ export const COMPLETED: ExecutionState = { status: 'completed', result: CHAIN };
 export const TOOL_ERROR: ExecutionState = {
   status: 'failed',
   toolError: true,
-  reason: 'InvalidMiningParameters',
-  error: { code: -32603, message: 'difficulty must be an integer from 1 to 40', data: { reason: 'x' } },
+  reason: 'McpToolError',
+  message: 'difficulty must be an integer from 1 to 40',
 };
 
 export const BROKEN: ExecutionState = {
   status: 'failed',
   toolError: false,
   reason: 'terminated',
-  error: { code: -32603, message: 'The mining run was terminated: operator', data: { reason: 'terminated' } },
+  message: 'The run was terminated: operator',
 };
 
 export const CANCELLED: ExecutionState = { status: 'cancelled' };
+
+/** The built-in mining tool, as the mappings see it. */
+export const MINING = miningTool({ taskQueue: 'q', waitBudgetMs: 1_000 });
+
+/** A catalog tool the gateway knows nothing about: the generic presentation. */
+export const REPORT = catalogTool(
+  {
+    name: 'start_report',
+    description: 'Builds a report.',
+    workflow: 'buildReport',
+    inputSchema: { type: 'object', properties: { year: { type: 'integer' } } },
+    progressQuery: 'mcp.progress',
+    inputSignal: 'mcp.input',
+  },
+  { taskQueue: 'reports', waitBudgetMs: 1_000 },
+);

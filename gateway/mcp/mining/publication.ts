@@ -1,7 +1,7 @@
 // What a finished run says about publishing its chain, for people and models. A declined or
 // timed-out approval is the tool's answer, not a broken run: the task is `completed` with
 // isError, the mined chain still in the result, and a message saying why nothing was published.
-import type { ChainResult } from '../../workflows/contract.ts';
+import type { ChainResult } from '../../../workflows/contract.ts';
 
 export interface PublicationOutcome {
   isError: boolean;

@@ -1,6 +1,6 @@
 // When a mining run must wait for a person before publishing: when the caller asks, or when its
 // estimated work (about 2^difficulty hashes per block) exceeds the configured threshold.
-import type { MineChainInput } from '../../workflows/contract.ts';
+import type { MineChainInput } from '../../../workflows/contract.ts';
 
 export interface ApprovalPolicy {
   /** Estimated hashes above which approval is always asked; 0 turns the threshold off. */

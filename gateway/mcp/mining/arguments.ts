@@ -1,12 +1,13 @@
-// The tools' argument schemas, bounded by the same LIMITS the workflow enforces.
+// start_mining's arguments, bounded by the same LIMITS the workflow enforces, and the workflow
+// input they make. Written in zod and served as JSON Schema, like every catalog entry's inputSchema.
 import * as z from 'zod/v4';
-import type { MineChainInput } from '../../workflows/contract.ts';
-import { LIMITS } from '../../workflows/limits.ts';
+import type { MineChainInput } from '../../../workflows/contract.ts';
+import { LIMITS } from '../../../workflows/limits.ts';
+import type { JsonSchema } from '../json-schema.ts';
 import { type ApprovalPolicy, needsApproval } from './approval-policy.ts';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
 
-// Strict: an unknown or misspelt argument (say `idempotencyKey`) is refused, not silently dropped.
 /**
  * The default call: about 2^31 hashes a block, some 40 s each on a two-core worker with the native
  * core (about 70 s with the WebAssembly one), so three blocks outlast the default 20 s wait budget
@@ -15,6 +16,7 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
 export const DEFAULT_DIFFICULTY = 31;
 export const DEFAULT_BLOCKS = 3;
 
+// Strict: an unknown or misspelt argument (say `idempotencyKey`) is refused, not silently dropped.
 export const startMiningArgs = z.strictObject({
   difficulty: z
     .int()
@@ -56,31 +58,11 @@ export const startMiningArgs = z.strictObject({
 
 export type StartMiningArgs = z.infer<typeof startMiningArgs>;
 
-const workflowId = z
-  .string()
-  .min(1)
-  .max(200)
-  .describe('The workflow_id returned by start_mining, copied exactly. Never invent or alter it.');
-
-export const workflowIdArgs = z.object({ workflow_id: workflowId });
-
-export const respondArgs = z.object({
-  workflow_id: workflowId,
-  key: z
-    .string()
-    .min(1)
-    .max(200)
-    .describe('The key of the input request being answered, exactly as it appears in input_requests.'),
-  action: z
-    .enum(['accept', 'decline', 'cancel'])
-    .describe(
-      '"accept" with the form content, "decline" when the person says no, "cancel" when they dismiss it.',
-    ),
-  content: z
-    .record(z.string().max(100), z.union([z.string().max(1_000), z.number(), z.boolean()]))
-    .optional()
-    .describe('The person\'s answers to the form fields (for accept), e.g. {"approve": true, "note": "ok"}.'),
-});
+/** start_mining's inputSchema, as tools/list shows it. */
+export function startMiningInputSchema(): JsonSchema {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(startMiningArgs, { io: 'input' }) as JsonSchema;
+  return { type: 'object', ...schema };
+}
 
 export function mineChainInput(args: StartMiningArgs, approval?: ApprovalPolicy): MineChainInput {
   const input: MineChainInput = {
@@ -92,13 +74,3 @@ export function mineChainInput(args: StartMiningArgs, approval?: ApprovalPolicy)
   if (!approval || !needsApproval(input, approval)) return input;
   return { ...input, requireApproval: true, approvalTimeoutMs: approval.timeoutMs };
 }
-
-/** tasks/* params. */
-export const taskIdParams = z.object({ taskId: z.string() });
-
-const inputResponse = z.object({
-  action: z.enum(['accept', 'decline', 'cancel']),
-  content: z.record(z.string(), z.unknown()).optional(),
-});
-
-export const inputResponsesSchema = z.record(z.string(), inputResponse);

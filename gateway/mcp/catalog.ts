@@ -1,0 +1,250 @@
+// The tool catalog: which Temporal workflows the gateway serves as MCP tools. Read from the file
+// MCP_TOOLS_FILE names (YAML or JSON), or the built-in catalog (mining) when unset. A bad catalog
+// stops the gateway at start with the file, the entry and the field.
+import { readFileSync } from 'node:fs';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { parse as parseYaml } from 'yaml';
+import { compileSchema, describeSchemaError, type JsonSchema } from './json-schema.ts';
+import { genericPresentation, type Presentation } from './presentation.ts';
+
+export interface Companions {
+  /** Polls a run: the start/poll JSON. */
+  result: string;
+  cancel: string;
+  /** Answers an input request; only for tools with an input signal. */
+  respond?: string;
+}
+
+export interface CatalogTool {
+  name: string;
+  title?: string;
+  /** What the tool does; the gateway adds how to follow a long call. */
+  description: string;
+  /** Temporal workflow type. */
+  workflow: string;
+  taskQueue: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+  /** Longest a call waits before answering with a handle. */
+  waitBudgetMs: number;
+  idempotencyKeyArgument?: string;
+  progressQuery?: string;
+  inputSignal?: string;
+  companions: Companions;
+  /** Task ids of this tool start with `<idPrefix>-`. */
+  idPrefix: string;
+  presentation: Presentation;
+  /** The inputSchema, compiled. */
+  validateArguments: ValidateFunction;
+}
+
+export interface CatalogDefaults {
+  taskQueue: string;
+  waitBudgetMs: number;
+}
+
+const TOOL_NAME = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$';
+const nonEmpty = { type: 'string', minLength: 1, maxLength: 1000 };
+
+/** The shape of a catalog file. */
+const CATALOG_FILE_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['tools'],
+  additionalProperties: false,
+  properties: {
+    tools: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['name', 'description', 'workflow', 'inputSchema'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', pattern: TOOL_NAME },
+          title: nonEmpty,
+          description: { type: 'string', minLength: 1, maxLength: 10_000 },
+          workflow: nonEmpty,
+          taskQueue: nonEmpty,
+          inputSchema: { type: 'object' },
+          outputSchema: { type: 'object' },
+          annotations: { type: 'object' },
+          waitBudgetMs: { type: 'integer', minimum: 0, maximum: 600_000 },
+          idempotencyKeyArgument: nonEmpty,
+          progressQuery: nonEmpty,
+          inputSignal: nonEmpty,
+          companions: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              result: { type: 'string', pattern: TOOL_NAME },
+              cancel: { type: 'string', pattern: TOOL_NAME },
+              respond: { type: 'string', pattern: TOOL_NAME },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+let validateCatalogFile: ValidateFunction | undefined;
+
+/** The generic companion names: for `start_report` (or `report`), get_report_result, cancel_report, respond_to_report. */
+export function defaultCompanions(name: string, withRespond: boolean): Companions {
+  const base = name.startsWith('start_') ? name.slice('start_'.length) : name;
+  return {
+    result: `get_${base}_result`,
+    cancel: `cancel_${base}`,
+    ...(withRespond ? { respond: `respond_to_${base}` } : {}),
+  };
+}
+
+type RawEntry = Omit<Partial<CatalogTool>, 'companions'> & { companions?: Partial<Companions> };
+
+class CatalogError extends Error {}
+
+/** One entry of a catalog (file or built-in), checked and completed with the defaults. */
+export function catalogTool(
+  raw: RawEntry & Partial<Pick<CatalogTool, 'presentation' | 'idPrefix'>>,
+  defaults: CatalogDefaults,
+): CatalogTool {
+  const name = raw.name as string;
+  const fail = (field: string, reason: string): never => {
+    throw new CatalogError(`${field}: ${reason}`);
+  };
+  const inputSchema = raw.inputSchema as JsonSchema;
+  if (inputSchema.type !== 'object')
+    fail('inputSchema', 'must have "type": "object" (tool arguments are an object)');
+  let validateArguments: ValidateFunction;
+  try {
+    validateArguments = compileSchema(inputSchema);
+  } catch (err) {
+    return fail('inputSchema', (err as Error).message);
+  }
+  if (raw.outputSchema) {
+    try {
+      compileSchema(raw.outputSchema);
+    } catch (err) {
+      fail('outputSchema', (err as Error).message);
+    }
+  }
+  const key = raw.idempotencyKeyArgument;
+  const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  if (key !== undefined && properties[key]?.type !== 'string') {
+    fail('idempotencyKeyArgument', `"${key}" must be a string property of inputSchema`);
+  }
+  if (raw.companions?.respond && !raw.inputSignal) {
+    fail('companions.respond', 'needs inputSignal: only a tool that takes input has a respond companion');
+  }
+  const generic = defaultCompanions(name, raw.inputSignal !== undefined);
+  return {
+    name,
+    ...(raw.title ? { title: raw.title } : {}),
+    description: raw.description as string,
+    workflow: raw.workflow as string,
+    taskQueue: raw.taskQueue ?? defaults.taskQueue,
+    inputSchema,
+    ...(raw.outputSchema ? { outputSchema: raw.outputSchema } : {}),
+    ...(raw.annotations ? { annotations: raw.annotations } : {}),
+    waitBudgetMs: raw.waitBudgetMs ?? defaults.waitBudgetMs,
+    ...(key ? { idempotencyKeyArgument: key } : {}),
+    ...(raw.progressQuery ? { progressQuery: raw.progressQuery } : {}),
+    ...(raw.inputSignal ? { inputSignal: raw.inputSignal } : {}),
+    companions: {
+      result: raw.companions?.result ?? generic.result,
+      cancel: raw.companions?.cancel ?? generic.cancel,
+      ...(raw.inputSignal ? { respond: raw.companions?.respond ?? generic.respond } : {}),
+    },
+    idPrefix: raw.idPrefix ?? name,
+    presentation: raw.presentation ?? genericPresentation,
+    validateArguments,
+  };
+}
+
+/** Every MCP tool name the catalog serves (tools and companions) must be unique. */
+function assertUniqueNames(tools: CatalogTool[], where: (index: number) => string): void {
+  const seen = new Map<string, string>();
+  tools.forEach((tool, index) => {
+    const names = [tool.name, tool.companions.result, tool.companions.cancel, tool.companions.respond];
+    for (const name of names) {
+      if (name === undefined) continue;
+      const other = seen.get(name);
+      if (other) throw new Error(`${where(index)}: the tool name "${name}" is also used by ${other}`);
+      seen.set(name, where(index));
+    }
+  });
+}
+
+/** Reads and checks a catalog file. Throws an Error naming the file, the entry and the field. */
+export function loadCatalogFile(path: string, defaults: CatalogDefaults): CatalogTool[] {
+  const source = `MCP_TOOLS_FILE (${path})`;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`${source}: cannot read it: ${(err as Error).message}`);
+  }
+  let document: unknown;
+  try {
+    document = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new Error(
+      `${source}: not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
+    );
+  }
+  validateCatalogFile ??= compileSchema(CATALOG_FILE_SCHEMA);
+  const raw = structuredClone(document) as { tools?: RawEntry[] };
+  const entryName = (index: number) => {
+    const name = raw.tools?.[index]?.name;
+    return `tools[${index}]${typeof name === 'string' ? ` (${name})` : ''}`;
+  };
+  if (!validateCatalogFile(raw)) {
+    const error = validateCatalogFile.errors?.[0];
+    const match = error ? /^\/tools\/(\d+)(\/.*)?$/.exec(error.instancePath) : null;
+    if (error && match) {
+      const index = Number(match[1]);
+      const inner = { ...error, instancePath: match[2] ?? '' };
+      throw new Error(`${source}: ${entryName(index)}: ${describeSchemaError(inner)}`);
+    }
+    throw new Error(`${source}: ${error ? describeSchemaError(error) : 'not a catalog'}`);
+  }
+  const tools = (raw.tools ?? []).map((entry, index) => {
+    try {
+      return catalogTool(entry, defaults);
+    } catch (err) {
+      if (err instanceof CatalogError) throw new Error(`${source}: ${entryName(index)}: ${err.message}`);
+      throw err;
+    }
+  });
+  assertUniqueNames(tools, (index) => `${source}: ${entryName(index)}`);
+  return tools;
+}
+
+/** The catalog as the MCP layer uses it: by tool name and by task id prefix. */
+export class Catalog {
+  private readonly byName = new Map<string, CatalogTool>();
+  private readonly byPrefix = new Map<string, CatalogTool>();
+
+  constructor(readonly tools: CatalogTool[]) {
+    assertUniqueNames(tools, (index) => `tool ${tools[index]?.name}`);
+    for (const tool of tools) {
+      this.byName.set(tool.name, tool);
+      this.byPrefix.set(tool.idPrefix, tool);
+    }
+  }
+
+  tool(name: string): CatalogTool | undefined {
+    return this.byName.get(name);
+  }
+
+  toolOfIdPrefix(prefix: string | undefined): CatalogTool | undefined {
+    return prefix === undefined ? undefined : this.byPrefix.get(prefix);
+  }
+
+  /** Every result companion: the tools whose calls are polls (the poll rate limit applies). */
+  isPollTool(name: string): boolean {
+    return this.tools.some((tool) => tool.companions.result === name);
+  }
+}

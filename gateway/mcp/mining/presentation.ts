@@ -1,0 +1,91 @@
+// How mining runs read: the mining details the workflow adds to its progress answer (blocks,
+// hashes) plus the hashes of the block in flight from its heartbeat, the Web UI summary, and the
+// publication outcome of an approved (or declined) chain. Pure.
+import type { ChainResult, MineBlockHeartbeat, MiningProgress } from '../../../workflows/contract.ts';
+import type { RunningState } from '../../temporal/execution.ts';
+import { genericPresentation, type Presentation } from '../presentation.ts';
+import type { ApprovalPolicy } from './approval-policy.ts';
+import { mineChainInput, type StartMiningArgs } from './arguments.ts';
+import { publicationOutcome } from './publication.ts';
+
+/** The mining details of a progress answer, with the last nonce the block in flight heartbeated. */
+export interface LiveProgress extends MiningProgress {
+  currentBlockNonce?: number;
+}
+
+export function liveProgress(state: RunningState): LiveProgress | undefined {
+  const mining = state.progress?.mining as MiningProgress | undefined;
+  if (!mining || typeof mining !== 'object') return undefined;
+  const nonce = (state.heartbeat as Partial<MineBlockHeartbeat> | undefined)?.nonce;
+  const inFlight = typeof nonce === 'number' && mining.currentBlock !== null;
+  return { ...mining, ...(inFlight ? { currentBlockNonce: nonce } : {}) };
+}
+
+/** Hashes tried so far: finished blocks plus the block in flight (from its last heartbeat). */
+export function hashesSoFar(progress: LiveProgress): number {
+  return (
+    progress.hashesTried + (progress.currentBlockNonce === undefined ? 0 : progress.currentBlockNonce + 1)
+  );
+}
+
+export function progressJson(progress: LiveProgress) {
+  return {
+    phase: progress.phase,
+    blocks_done: progress.blocksDone,
+    blocks_total: progress.blocksTotal,
+    hashes_tried: hashesSoFar(progress),
+    current_block: progress.currentBlock,
+    ...(progress.currentBlockNonce === undefined ? {} : { current_block_nonce: progress.currentBlockNonce }),
+  };
+}
+
+const count = new Intl.NumberFormat('en-US');
+
+export function miningPresentation(approval?: ApprovalPolicy): Presentation {
+  const atDifficulty = (args: Record<string, unknown>) =>
+    typeof args.difficulty === 'number' ? ` at difficulty ${args.difficulty}` : '';
+  return {
+    ...genericPresentation,
+    noun: 'mining run',
+    workflowInput: (args) => mineChainInput(args as StartMiningArgs, approval),
+    summary(tool, args, principal) {
+      const input = mineChainInput(args as StartMiningArgs, approval);
+      const approvalNote = input.requireApproval ? ', approval required' : '';
+      return `${tool}: ${input.blocks} block(s) at difficulty ${input.difficulty}${approvalNote} for ${principal}`;
+    },
+    progressJson(state) {
+      const live = liveProgress(state);
+      return live ? progressJson(live) : null;
+    },
+    working: () => 'Still mining.',
+    statusMessage(view) {
+      const state = view.state;
+      const difficulty = atDifficulty(view.arguments);
+      switch (state.status) {
+        case 'running': {
+          const p = liveProgress(state);
+          if (!p) return state.note ?? `Mining ${view.arguments.blocks} block(s)${difficulty}`;
+          if (Object.keys(state.progress?.inputRequests ?? {}).length > 0)
+            return 'Waiting for a person to answer the input requests';
+          if (p.phase === 'publishing') return 'Publishing the mined chain';
+          const block =
+            p.currentBlock === null
+              ? ''
+              : `Mining block ${p.currentBlock + 1} of ${p.blocksTotal}${difficulty}: `;
+          return `${block}${p.blocksDone} of ${p.blocksTotal} blocks done, about ${count.format(hashesSoFar(p))} hashes tried`;
+        }
+        case 'completed': {
+          const result = state.result as ChainResult;
+          const mined = `Mined ${result.blocks.length} blocks${difficulty}; final hash ${result.finalHash}`;
+          const publication = publicationOutcome(result);
+          return publication ? `${mined}. ${publication.message}` : mined;
+        }
+        case 'failed':
+          return state.toolError ? `Mining refused: ${state.message}` : state.message;
+        case 'cancelled':
+          return 'The mining run was cancelled';
+      }
+    },
+    outcome: (result) => publicationOutcome(result as ChainResult),
+  };
+}

@@ -1,0 +1,52 @@
+// The MCP tool contract (mcp-contract.ts) for TypeScript workflow authors: construct one McpTool
+// at the top of a workflow, report progress, ask a person for input, fail with a tool error.
+// Workflow code only: it registers the progress query and the input signal handlers.
+import { ApplicationFailure, condition, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import { InputBook } from './input-book.ts';
+import {
+  type InputRequest,
+  type InputResponse,
+  inputSignal,
+  progressQuery,
+  TOOL_ERROR_TYPE,
+  type ToolProgress,
+} from './mcp-contract.ts';
+
+export class McpTool {
+  private readonly status: Omit<ToolProgress, 'inputRequests'> = {};
+  private readonly inputs = new InputBook();
+
+  /** `extra` adds fields of the workflow's own to every progress answer. */
+  constructor(extra?: () => Record<string, unknown>) {
+    setHandler(progressQuery, () => ({ ...extra?.(), ...this.status, inputRequests: this.inputs.pending() }));
+    setHandler(inputSignal, (responses) => {
+      this.inputs.receive(responses);
+    });
+  }
+
+  /** Updates the progress answer; a message also shows as the run's current details in the Web UI. */
+  report(update: Omit<ToolProgress, 'inputRequests'>): void {
+    Object.assign(this.status, update);
+    if (update.message) setCurrentDetails(update.message);
+  }
+
+  /**
+   * Asks a person (an elicitation the client shows) and waits for the answer, at most `timeoutMs`
+   * when given. Resolves with the answer, or undefined when the time ran out (the request is then
+   * withdrawn). Each question gets a fresh key, `<prefix>-<n>`.
+   */
+  async ask(prefix: string, request: InputRequest, timeoutMs?: number): Promise<InputResponse | undefined> {
+    const key = this.inputs.ask(prefix, request);
+    const answered = () => this.inputs.answer(key) !== undefined;
+    if (timeoutMs === undefined) await condition(answered);
+    else if (timeoutMs > 0) await condition(answered, timeoutMs);
+    const answer = this.inputs.answer(key);
+    if (!answer) this.inputs.supersede(key);
+    return answer;
+  }
+}
+
+/** A tool-level error: the task completes with isError and this message (not a failed run). */
+export function toolError(message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, TOOL_ERROR_TYPE);
+}
