@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { metrics } from '../gateway/metrics.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
 import { connectV1, structured } from './support/mcp-clients.ts';
 import { PLAIN_CLIENT, PROTOCOL_VERSION, rpc, rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
@@ -21,6 +20,8 @@ const ENDLESS = { difficulty: 40, blocks: 2 };
 let temporal: TestTemporal | undefined;
 let worker: WorkerProcess | undefined;
 let gateway: TestGateway;
+/** The same Temporal and queue, refusing a second poll of a task within a minute. */
+let limited: TestGateway;
 let dataDir: string | undefined;
 const started: string[] = [];
 
@@ -36,6 +37,11 @@ before(async () => {
     temporalAddress: temporal.server.address,
     taskQueue: TASK_QUEUE,
     waitBudgetMs: 2_500,
+  });
+  limited = await startGateway({
+    temporalAddress: temporal.server.address,
+    taskQueue: TASK_QUEUE,
+    env: { MCP_POLL_INTERVAL_MS: '60000', MCP_POLL_MIN_INTERVAL_MS: '60000' },
   });
   await worker.ready;
   // A first run warms the worker up, so a tiny run later finishes well within the budget.
@@ -54,6 +60,7 @@ after(async () => {
       .catch(() => {});
   }
   await gateway?.close().catch(() => {});
+  await limited?.close().catch(() => {});
   await worker?.stop().catch(() => {});
   await temporal?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -235,14 +242,15 @@ describe('GET /metrics', () => {
     );
     assert.equal(structured(poll).status, 'running');
 
-    // tasks/*: a get, an unknown id, a request without the extension, a cancel.
-    await rpcResult(url, 'tasks/get', { taskId: task.taskId });
+    // tasks/*: a get, an unknown id, a request without the extension, a cancel. The get goes
+    // through the rate-limited gateway, and an immediate second one is refused there.
+    await rpcResult(limited.url, 'tasks/get', { taskId: task.taskId });
+    const tooSoon = await rpc(limited.url, 'tasks/get', { taskId: task.taskId });
+    assert.equal(tooSoon.httpStatus, 429);
+    assert.equal((tooSoon.error?.data as { reason?: string } | undefined)?.reason, 'poll_rate_limited');
     assert.equal((await rpc(url, 'tasks/get', { taskId: 'mine-unknown' })).error?.code, -32602);
     assert.equal((await rpc(url, 'tasks/get', { taskId: task.taskId }, PLAIN_CLIENT)).error?.code, -32021);
     await rpcResult(url, 'tasks/cancel', { taskId: task.taskId });
-
-    // The rate limiter's counter, as the poll limiter increments it.
-    metrics.pollRateLimited();
 
     const after = await scrape(gateway.origin);
     const calls = (tool: string, outcome: string) =>

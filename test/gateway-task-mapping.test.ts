@@ -85,7 +85,7 @@ describe('tasks/get mapping', () => {
     assert.equal(task.status, 'failed');
     assert.deepEqual(task.error, {
       code: -32603,
-      message: 'The run was terminated: operator',
+      message: 'The mining run was terminated: operator',
       data: { reason: 'terminated' },
     });
     assert.match(String(task.statusMessage), /terminated/);

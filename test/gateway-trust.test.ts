@@ -165,6 +165,32 @@ describe('authentication', () => {
   });
 });
 
+describe('a loopback bind other than 127.0.0.1', () => {
+  test('127.0.0.2 without tokens: no authentication, and foreign Host and Origin headers are refused', async () => {
+    const local = await startGateway({
+      temporalAddress: temporal.server.address,
+      taskQueue: TASK_QUEUE,
+      env: { MCP_HOST: '127.0.0.2' },
+    });
+    gateways.push(local);
+    assert.equal(local.url.hostname, '127.0.0.2');
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const ownHost = await rawPost(local.url, headers, body);
+    assert.equal(ownHost.status, 200, ownHost.body);
+    const foreignHost = await rawPost(local.url, { ...headers, host: 'evil.example' }, body);
+    assert.equal(foreignHost.status, 403);
+    const foreignOrigin = await rawPost(local.url, { ...headers, origin: 'http://evil.example' }, body);
+    assert.equal(foreignOrigin.status, 403);
+    const localOrigin = await rawPost(local.url, { ...headers, origin: 'http://127.0.0.2:3000' }, body);
+    assert.equal(localOrigin.status, 200);
+  });
+});
+
 describe("another principal's task", () => {
   test('polling, cancelling and answering it read exactly like an unknown task; the task is unharmed', async () => {
     const taskId = await startEndless('alice');

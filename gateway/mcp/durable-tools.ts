@@ -12,7 +12,7 @@ import { respondArgs, workflowIdArgs } from './companion-schemas.ts';
 import { invalidParams } from './json-rpc-errors.ts';
 import { validated } from './json-schema.ts';
 import { requestOrigin } from './request-origin.ts';
-import { notFoundJson, startPollJson, toolResult } from './start-poll.ts';
+import { notFoundJson, startPollJson, startPollOutputSchema, toolResult } from './start-poll.ts';
 import { createTaskResult, type TaskTiming } from './task-mapping.ts';
 import {
   cancelDescription,
@@ -56,6 +56,7 @@ export function durableTools(tool: CatalogTool, deps: DurableToolDeps): ToolDefi
     toolResult(startPollJson(view, tool, timing.pollIntervalMs), tool);
   const notFound = (workflowId: string) => toolResult(notFoundJson(workflowId, tool), tool);
   const progressQuery = tool.progressQuery;
+  const outputSchema = tool.outputSchema ? { outputSchema: startPollOutputSchema(tool.outputSchema) } : {};
 
   /** The caller's run of this tool, as it is now; undefined when it is not one. */
   const viewOwn = async (workflowId: string, caller: ToolCall['caller']) => {
@@ -77,7 +78,7 @@ export function durableTools(tool: CatalogTool, deps: DurableToolDeps): ToolDefi
     ...(tool.title ? { title: tool.title } : {}),
     description: startDescription(tool),
     inputSchema: tool.inputSchema,
-    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    ...outputSchema,
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
     parse: (raw) => validated<Record<string, unknown>>(tool.validateArguments, raw),
     async handler(args, { server, ctx, caller }) {
@@ -124,6 +125,7 @@ export function durableTools(tool: CatalogTool, deps: DurableToolDeps): ToolDefi
     title: `Check a ${tool.presentation.noun}`,
     description: resultDescription(tool),
     args: workflowIdArgs(tool.name),
+    ...outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     async handler({ workflow_id }, { caller }) {
       const view = await viewOwn(workflow_id, caller);
@@ -136,6 +138,7 @@ export function durableTools(tool: CatalogTool, deps: DurableToolDeps): ToolDefi
     title: `Cancel a ${tool.presentation.noun}`,
     description: cancelDescription(tool),
     args: workflowIdArgs(tool.name),
+    ...outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async handler({ workflow_id }, call) {
       if (taskIdPrefix(workflow_id) !== tool.idPrefix || !(await backend.cancel(workflow_id, call.caller)))
@@ -155,6 +158,7 @@ export function durableTools(tool: CatalogTool, deps: DurableToolDeps): ToolDefi
         title: `Answer a ${tool.presentation.noun}'s input request`,
         description: respondDescription(tool),
         args: respondArgs(tool.name),
+        ...outputSchema,
         annotations: {
           readOnlyHint: false,
           destructiveHint: false,

@@ -1,6 +1,6 @@
 // How a tool's runs read to people and models. Every catalog tool gets the generic presentation,
 // built from the workflow contract alone; the built-in mining tool adds its own (mining/).
-import type { ExecutionView, RunningState } from '../temporal/execution.ts';
+import type { ExecutionState, ExecutionView, RunningState } from '../temporal/execution.ts';
 
 export interface ResultOutcome {
   /** A line about the result, shown beside it (start/poll `message`) and as the statusMessage. */
@@ -23,6 +23,11 @@ export interface Presentation {
   /** The task's statusMessage. */
   statusMessage(view: ExecutionView): string | undefined;
   outcome(result: unknown): ResultOutcome | undefined;
+}
+
+/** A failed run's message for people: a tool error's own, or "The <noun> was terminated: …". */
+export function failureMessage(state: Extract<ExecutionState, { status: 'failed' }>, noun: string): string {
+  return state.toolError ? state.message : `The ${noun} ${state.message}`;
 }
 
 function hasInputRequests(state: RunningState): boolean {
@@ -62,7 +67,7 @@ export const genericPresentation: Presentation = {
       case 'completed':
         return this.outcome(state.result)?.message;
       case 'failed':
-        return state.message;
+        return failureMessage(state, this.noun);
       case 'cancelled':
         return `The ${this.noun} was cancelled`;
     }

@@ -5,6 +5,7 @@ import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { ExecutionView } from '../temporal/execution.ts';
 import type { CatalogTool } from './catalog.ts';
 import { INTERNAL_ERROR } from './json-rpc-errors.ts';
+import { failureMessage } from './presentation.ts';
 
 export type StartPollJson = (
   | { status: 'completed'; workflow_id: string; result: unknown; message?: string }
@@ -90,7 +91,7 @@ export function startPollJson(
         status: 'failed',
         workflow_id: id,
         reason: state.reason,
-        error: { code: INTERNAL_ERROR, message: state.message },
+        error: { code: INTERNAL_ERROR, message: failureMessage(state, presentation.noun) },
         next: 'Stop polling: this run will not finish. Tell the user what went wrong (error.message).',
       };
     case 'cancelled':
@@ -122,5 +123,33 @@ export function toolResult(json: StartPollJson, tool: PollTool): CallToolResult 
     content: [{ type: 'text', text: JSON.stringify(json) }],
     structuredContent: json as unknown as Record<string, unknown>,
     ...(isError ? { isError: true } : {}),
+  };
+}
+
+/**
+ * The outputSchema a start tool and its companions list: the start/poll JSON, with `result` (present
+ * once completed) typed by the catalog entry's outputSchema. Every answer of the tool fits it, so a
+ * client that validates structuredContent accepts handles and results alike.
+ */
+export function startPollOutputSchema(resultSchema: Record<string, unknown>): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['status', 'workflow_id'],
+    properties: {
+      status: {
+        type: 'string',
+        enum: ['completed', 'running', 'input_required', 'failed', 'cancelled', 'not_found'],
+      },
+      workflow_id: { type: 'string' },
+      result: resultSchema,
+      message: { type: 'string' },
+      poll_after_seconds: { type: 'number' },
+      progress: { type: ['object', 'null'] },
+      input_requests: { type: 'object' },
+      reason: { type: 'string' },
+      error: { type: 'object' },
+      next: { type: 'string' },
+      note: { type: 'string' },
+    },
   };
 }

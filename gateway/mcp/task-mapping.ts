@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { ExecutionView } from '../temporal/execution.ts';
 import { INTERNAL_ERROR } from './json-rpc-errors.ts';
+import { failureMessage } from './presentation.ts';
 import { type PollTool, startPollJson, toolResult } from './start-poll.ts';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -93,7 +94,7 @@ export function detailedTask(view: ExecutionView, tool: PollTool, timing: TaskTi
         },
       };
     case 'failed': {
-      const message = state.status === 'failed' ? state.message : 'failed';
+      const message = state.status === 'failed' ? failureMessage(state, tool.presentation.noun) : 'failed';
       const reason = state.status === 'failed' ? state.reason : 'failed';
       return {
         ...base(view, status, tool, timing),

@@ -13,8 +13,9 @@ export type ExecutionState =
   | { status: 'running'; progress?: ProgressAnswer; heartbeat?: unknown; note?: string }
   | { status: 'completed'; result: unknown }
   /**
-   * `toolError`: the workflow failed with an McpToolError: the tool answered, with an error.
-   * Otherwise the run broke (failed, terminated, timed out).
+   * `toolError`: the workflow failed with an McpToolError: the tool answered, with an error, and
+   * `message` is its message. Otherwise the run broke (failed, terminated, timed out) and `message`
+   * says how, after the run's name: "was terminated: operator".
    */
   | { status: 'failed'; toolError: boolean; reason: string; message: string }
   | { status: 'cancelled' };

@@ -26,17 +26,17 @@ export function stateFromResultError(err: unknown): ExecutionState | undefined {
   const first = chain[0];
   if (first instanceof CancelledFailure) return { status: 'cancelled' };
   if (first instanceof TerminatedFailure) {
-    return failed(false, 'terminated', `The run was terminated${suffix(first.message)}`);
+    return failed(false, 'terminated', `was terminated${suffix(first.message)}`);
   }
   if (first instanceof TimeoutFailure) {
-    return failed(false, 'timed_out', `The run timed out${suffix(first.message)}`);
+    return failed(false, 'timed_out', `timed out${suffix(first.message)}`);
   }
   // A failure of the contract's type, the workflow's own or an activity's it let through: the tool
   // answered with an error.
   const toolError = chain.find((e) => e instanceof ApplicationFailure && e.type === TOOL_ERROR_TYPE);
   if (toolError) return failed(true, TOOL_ERROR_TYPE, toolError.message);
   const root = chain.at(-1);
-  return failed(false, 'failed', `The run failed: ${root?.message || err.message}`);
+  return failed(false, 'failed', `failed: ${root?.message || err.message}`);
 }
 
 function suffix(message: string | undefined): string {

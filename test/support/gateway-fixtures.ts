@@ -94,7 +94,7 @@ export const BROKEN: ExecutionState = {
   status: 'failed',
   toolError: false,
   reason: 'terminated',
-  message: 'The run was terminated: operator',
+  message: 'was terminated: operator',
 };
 
 export const CANCELLED: ExecutionState = { status: 'cancelled' };

@@ -3,7 +3,7 @@
 // publication outcome of an approved (or declined) chain. Pure.
 import type { ChainResult, MineBlockHeartbeat, MiningProgress } from '../../../workflows/contract.ts';
 import type { RunningState } from '../../temporal/execution.ts';
-import { genericPresentation, type Presentation } from '../presentation.ts';
+import { failureMessage, genericPresentation, type Presentation } from '../presentation.ts';
 import type { ApprovalPolicy } from './approval-policy.ts';
 import { mineChainInput, type StartMiningArgs } from './arguments.ts';
 import { publicationOutcome } from './publication.ts';
@@ -81,7 +81,7 @@ export function miningPresentation(approval?: ApprovalPolicy): Presentation {
           return publication ? `${mined}. ${publication.message}` : mined;
         }
         case 'failed':
-          return state.toolError ? `Mining refused: ${state.message}` : state.message;
+          return state.toolError ? `Mining refused: ${state.message}` : failureMessage(state, 'mining run');
         case 'cancelled':
           return 'The mining run was cancelled';
       }

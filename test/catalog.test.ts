@@ -1,0 +1,141 @@
+// The catalog file: what a good one becomes, and how a bad one stops the gateway (file, entry, field).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { gatewayConfig } from '../gateway/config.ts';
+import { defaultCompanions, loadCatalogFile } from '../gateway/mcp/catalog.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const defaults = { taskQueue: 'default-queue', waitBudgetMs: 20_000 };
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const entry = (extra: Record<string, unknown> = {}) => ({
+  name: 'start_report',
+  description: 'Builds a report.',
+  workflow: 'buildReport',
+  inputSchema: { type: 'object', properties: { year: { type: 'integer' } } },
+  ...extra,
+});
+
+const json = (tools: unknown[]) =>
+  file(`c-${Math.random().toString(36).slice(2)}.json`, JSON.stringify({ tools }));
+
+describe('a good catalog', () => {
+  test('the fixture file: defaults filled in, companions named, the key argument kept', () => {
+    const path = fileURLToPath(new URL('./fixtures/catalog.yaml', import.meta.url));
+    const [echo, review] = loadCatalogFile(path, defaults);
+    assert.equal(echo?.taskQueue, 'fixture-echo');
+    assert.equal(echo?.waitBudgetMs, 1500);
+    assert.deepEqual(echo?.companions, { result: 'get_echo_slowly_result', cancel: 'cancel_echo_slowly' });
+    assert.deepEqual(review?.companions, {
+      result: 'check_review',
+      cancel: 'stop_review',
+      respond: 'respond_to_review_draft',
+    });
+    assert.equal(review?.idempotencyKeyArgument, 'request_id');
+    assert.equal(review?.idPrefix, 'review_draft');
+  });
+
+  test('JSON works too; an entry without taskQueue or waitBudgetMs takes the gateway defaults', () => {
+    const [tool] = loadCatalogFile(json([entry()]), defaults);
+    assert.equal(tool?.taskQueue, 'default-queue');
+    assert.equal(tool?.waitBudgetMs, 20_000);
+    assert.equal(tool?.progressQuery, undefined);
+  });
+
+  test('generic companion names drop a start_ prefix', () => {
+    assert.deepEqual(defaultCompanions('start_report', true), {
+      result: 'get_report_result',
+      cancel: 'cancel_report',
+      respond: 'respond_to_report',
+    });
+    assert.deepEqual(defaultCompanions('translate', false), {
+      result: 'get_translate_result',
+      cancel: 'cancel_translate',
+    });
+  });
+
+  test('MCP_TOOLS_FILE replaces the built-in catalog; unset, mining is served', () => {
+    const path = json([entry()]);
+    assert.deepEqual(
+      gatewayConfig({ MCP_TOOLS_FILE: path }).tools.map((t) => t.name),
+      ['start_report'],
+    );
+    assert.deepEqual(
+      gatewayConfig({}).tools.map((t) => t.name),
+      ['start_mining'],
+    );
+  });
+});
+
+describe('a bad catalog names the file, the entry and the field', () => {
+  const cases: [string, () => string, RegExp][] = [
+    ['a missing file', () => join(dir, 'nope.yaml'), /nope\.yaml\): cannot read it/],
+    ['YAML that does not parse', () => file('bad.yaml', 'tools: [\n'), /bad\.yaml\): not valid YAML/],
+    ['no tools', () => file('empty.yaml', 'tools: []\n'), /tools: must NOT have fewer than 1 items/],
+    [
+      'a missing required field',
+      () => json([entry(), { ...entry({ name: 'second' }), workflow: undefined }]),
+      /: tools\[1\] \(second\): workflow: is required$/,
+    ],
+    [
+      'an unknown field',
+      () => json([entry({ workflowType: 'x' })]),
+      /tools\[0\] \(start_report\): workflowType: is not an allowed field/,
+    ],
+    [
+      'a bad tool name',
+      () => json([entry({ name: 'has space' })]),
+      /tools\[0\] \(has space\): name: must match pattern/,
+    ],
+    [
+      'an inputSchema with an unknown keyword',
+      () => json([entry({ inputSchema: { type: 'object', propertiez: {} } })]),
+      /tools\[0\] \(start_report\): inputSchema: strict mode: unknown keyword: "propertiez"/,
+    ],
+    [
+      'an inputSchema that is not an object',
+      () => json([entry({ inputSchema: { type: 'string' } })]),
+      /inputSchema: must have "type": "object"/,
+    ],
+    [
+      'an idempotency argument that is not a string property',
+      () => json([entry({ idempotencyKeyArgument: 'year' })]),
+      /idempotencyKeyArgument: "year" must be a string property of inputSchema/,
+    ],
+    [
+      'a respond companion without an input signal',
+      () => json([entry({ companions: { respond: 'answer_it' } })]),
+      /companions\.respond: needs inputSignal/,
+    ],
+    [
+      'two tools with one name',
+      () => json([entry(), entry({ name: 'get_report_result' })]),
+      /tools\[1\] \(get_report_result\): the tool name "get_report_result" is also used by/,
+    ],
+    ['a negative wait budget', () => json([entry({ waitBudgetMs: -1 })]), /waitBudgetMs: must be >= 0/],
+  ];
+  for (const [name, path, message] of cases) {
+    test(name, () => {
+      const p = path();
+      assert.throws(
+        () => loadCatalogFile(p, defaults),
+        (err: Error) => {
+          assert.match(err.message, /^MCP_TOOLS_FILE \(/);
+          assert.match(err.message, message);
+          return true;
+        },
+      );
+      assert.throws(() => gatewayConfig({ MCP_TOOLS_FILE: p }), /^Error: MCP_TOOLS_FILE/);
+    });
+  }
+});
