@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { type GatewayConfig, gatewayConfig } from '../../gateway/config.ts';
 import { buildApp } from '../../gateway/http/app.ts';
-import { miningOptions, TemporalMining } from '../../gateway/temporal/backend.ts';
+import { backendOptions, TemporalBackend } from '../../gateway/temporal/backend.ts';
 import { createTemporalClient } from '../../gateway/temporal/client.ts';
 
 export interface GatewayOptions {
@@ -51,7 +51,7 @@ export async function startGateway(options: GatewayOptions): Promise<TestGateway
   });
   const temporal = createTemporalClient(config.temporal, config.temporalTimeoutMs);
   const secret = Buffer.from(options.env?.MCP_SERVER_SECRET ?? TEST_SERVER_SECRET);
-  const backend = new TemporalMining(temporal, miningOptions(config, secret));
+  const backend = new TemporalBackend(temporal, backendOptions(config, secret));
   const app = buildApp(config, { backend });
   const origin = await app.listen({ host: config.host, port: options.port ?? 0 });
   return {
