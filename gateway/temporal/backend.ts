@@ -7,6 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type Client,
   QueryRejectedError,
+  WorkflowExecutionAlreadyStartedError,
   type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';
@@ -18,14 +19,15 @@ import {
 } from '@temporalio/common';
 import type { InputResponses } from '../../workflows/mcp-contract.ts';
 import type { GatewayConfig } from '../config.ts';
+import { idempotencyConflict, runningTaskLimit } from '../mcp/json-rpc-errors.ts';
 import type { RequestOrigin } from '../mcp/request-origin.ts';
 import { metrics } from '../metrics.ts';
 import { withHardDeadline } from './deadline.ts';
 import type { ExecutionState, ExecutionView, ProgressAnswer } from './execution.ts';
 import { GRPC, grpcCode, isClosedMeanwhile, isDeadline, isRunNotFound } from './grpc-errors.ts';
+import { differingArguments, keyedTaskId } from './idempotency.ts';
 import { completedState, stateFromResultError } from './outcome.ts';
 import { runDetails } from './run-summary.ts';
-import { startIdempotent } from './start.ts';
 import { isOwnedBy, newTaskId } from './task-id.ts';
 
 export const MCP_TOOL = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
@@ -118,15 +120,51 @@ export class TemporalBackend {
    * fails the call within callTimeoutMs.
    */
   start(request: StartRequest, caller: Caller): Promise<StartedRun> {
-    return this.sharedDeadline.run(Date.now() + this.options.callTimeoutMs, () =>
-      startIdempotent(request, caller, {
-        secret: this.options.serverSecret,
-        describe: (workflowId) => this.describeOwned(workflowId, caller),
-        countRunning: (principal) => this.countRunning(principal),
-        maxRunning: this.options.maxRunningTasks ?? 0,
-        start: (workflowId, conflictPolicy) => this.startRun(request, caller, workflowId, conflictPolicy),
-      }),
-    );
+    return this.sharedDeadline.run(Date.now() + this.options.callTimeoutMs, async () => {
+      if (request.idempotencyKey === undefined) {
+        await this.enforceCap(caller);
+        return this.startRun(request, caller);
+      }
+      return this.startKeyed(request, caller, request.idempotencyKey);
+    });
+  }
+
+  /**
+   * A start with an idempotency key: the key names the run (keyed task id), a retry answers the run
+   * already there (running or closed, no cap applies to answering it), and the same key with other
+   * arguments is refused.
+   */
+  private async startKeyed(request: StartRequest, caller: Caller, key: string): Promise<StartedRun> {
+    const workflowId = keyedTaskId(this.options.serverSecret, caller.principal, request.tool, key);
+    const sameArguments = (run: { memo: RunMemo }) => {
+      const differing = differingArguments(run.memo.arguments ?? {}, request.arguments);
+      if (differing.length > 0) throw idempotencyConflict(key, request.tool.name, differing);
+    };
+    const existing = await this.describeOwned(workflowId, caller);
+    if (existing) {
+      sameArguments(existing);
+      return { workflowId };
+    }
+    await this.enforceCap(caller);
+    try {
+      await this.startRun(request, caller, workflowId, 'USE_EXISTING');
+    } catch (err) {
+      // A concurrent start with this key created the run and it closed meanwhile: answer that run.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    // A concurrent start with this key may have won with other arguments: check the run we got.
+    const started = await this.describeOwned(workflowId, caller);
+    if (!started) throw new Error(`the run ${workflowId} was started but cannot be found`);
+    sameArguments(started);
+    return { workflowId };
+  }
+
+  /** The per-principal cap on running tasks (0: none). */
+  private async enforceCap(caller: Caller): Promise<void> {
+    const limit = this.options.maxRunningTasks ?? 0;
+    if (limit <= 0) return;
+    const running = await this.countRunning(caller.principal);
+    if (running >= limit) throw runningTaskLimit(caller.principal, running, limit);
   }
 
   /** Running runs of this principal, whatever their tool, from Temporal's visibility store. */
