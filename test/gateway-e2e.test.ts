@@ -281,7 +281,7 @@ describe('v1 client (2025-11-25): start/poll', () => {
   test('a slow start answers running; get_mining_result polls it to completed', async () => {
     const started = structured(await client.callTool({ name: 'start_mining', arguments: slow }));
     assert.equal(started.status, 'running');
-    assert.equal(started.poll_after_seconds, 1);
+    assert.equal(started.poll_after_seconds, gateway.config.pollIntervalMs / 1000);
     assert.match(String(started.next), /get_mining_result/);
     const progress = started.progress as Record<string, unknown>;
     assert.equal(progress.blocks_total, SLOW_BLOCKS);

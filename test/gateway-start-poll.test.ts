@@ -2,7 +2,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CallToolResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { notFoundJson, pollAfterSeconds, startPollJson, toolResult } from '../gateway/mcp/start-poll.ts';
+import {
+  notFoundJson,
+  pollAfterSeconds,
+  secondsText,
+  startPollJson,
+  toolResult,
+} from '../gateway/mcp/start-poll.ts';
 import {
   BROKEN,
   CANCELLED,
@@ -28,7 +34,8 @@ describe('start/poll JSON', () => {
   test('running tells the agent to wait poll_after_seconds and poll with the exact id', () => {
     const running = json(RUNNING);
     assert.equal(running.status, 'running');
-    assert.equal(running.poll_after_seconds, 3);
+    assert.equal(running.poll_after_seconds, 2.5);
+    assert.match(String(running.next), /Wait 2\.5 seconds, then call/);
     assert.deepEqual(running.progress, {
       phase: 'mining',
       blocks_done: 1,
@@ -74,10 +81,15 @@ describe('start/poll JSON', () => {
     assert.match(String(missing.next), /Do not poll it again/);
   });
 
-  test('poll_after_seconds rounds up and is at least 1', () => {
-    assert.equal(pollAfterSeconds(100), 1);
+  test('poll_after_seconds is the interval the server wants, to a tenth of a second, in grammatical text', () => {
+    assert.equal(pollAfterSeconds(100), 0.1);
+    assert.equal(pollAfterSeconds(500), 0.5);
     assert.equal(pollAfterSeconds(2_000), 2);
-    assert.equal(pollAfterSeconds(2_001), 3);
+    assert.equal(pollAfterSeconds(2_001), 2);
+    assert.equal(secondsText(1), '1 second');
+    assert.equal(secondsText(0.5), '0.5 seconds');
+    const second = startPollJson(view(RUNNING), MINING, 1_000) as { next?: string };
+    assert.match(String(second.next), /Wait 1 second, then/);
   });
 });
 

@@ -147,6 +147,16 @@ describe('CreateTaskResult mapping', () => {
     assert.equal(result.statusMessage, 'Mining 3 block(s) at difficulty 22');
   });
 
+  test('a text block names the task id and how to follow it, for clients that drop task fields', () => {
+    const result = createTaskResult(view({ status: 'running' }), MINING, { ...timing, pollIntervalMs: 500 });
+    assert.ok(CreateTaskResultV2Schema.safeParse(result).success);
+    const [block] = result.content;
+    assert.equal(block.type, 'text');
+    assert.match(block.text, /^Started task mine-test \(working: Mining 3 block\(s\) at difficulty 22\)/);
+    assert.match(block.text, /tasks\/get \(taskId "mine-test"\), every 0\.5 seconds/);
+    assert.match(block.text, /call get_mining_result with workflow_id "mine-test"/);
+  });
+
   for (const [name, state, status] of [
     ['running', RUNNING, 'working'],
     ['without a worker', NO_WORKER, 'working'],

@@ -8,6 +8,7 @@ import { mcpRequestErrorHandler, PollRateLimiter, pollRateLimit } from './limits
 import { withRequestLog } from './logging.ts';
 import { serveMcpRequest } from './mcp-response.ts';
 import { authInfoFor, callerFrom, principalOf } from './principal.ts';
+import { missingStandardHeaders } from './standard-headers.ts';
 
 export interface McpRouteOptions {
   servers: McpServers;
@@ -23,7 +24,7 @@ export interface McpRouteOptions {
 }
 
 export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options) => {
-  const handler = createMcpHandler(({ authInfo }) => options.servers.create(callerFrom(authInfo)), {
+  const handler = createMcpHandler(({ authInfo, era }) => options.servers.create(callerFrom(authInfo), era), {
     onerror: options.onError,
   });
   app.addHook('onClose', async () => handler.close());
@@ -40,6 +41,7 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
     );
   }
   app.all('/mcp', { bodyLimit }, async (request, reply) => {
+    Object.assign(request.raw.headers, missingStandardHeaders(request.raw.headers, request.body));
     reply.hijack();
     const auth = authInfoFor(principalOf(request.raw));
     await withRequestLog(request, reply, () =>

@@ -11,6 +11,7 @@ import type { CatalogTool } from './catalog.ts';
 import { respondArgs, workflowIdArgs } from './companion-schemas.ts';
 import { invalidParams } from './json-rpc-errors.ts';
 import { validated } from './json-schema.ts';
+import { progressToken, withProgress } from './progress-reporter.ts';
 import { requestOrigin } from './request-origin.ts';
 import { notFoundJson, startPollJson, startPollOutputSchema, toolResult } from './start-poll.ts';
 import { createTaskResult, type TaskTiming } from './task-mapping.ts';
@@ -56,7 +57,8 @@ export function durableTools(tool: CatalogTool, deps: DurableToolDeps): ToolDefi
     toolResult(startPollJson(view, tool, timing.pollIntervalMs), tool);
   const notFound = (workflowId: string) => toolResult(notFoundJson(workflowId, tool), tool);
   const progressQuery = tool.progressQuery;
-  const outputSchema = tool.outputSchema ? { outputSchema: startPollOutputSchema(tool.outputSchema) } : {};
+  // Every answer of the tool and its companions is the start/poll JSON: one schema for all of them.
+  const outputSchema = { outputSchema: startPollOutputSchema(tool.outputSchema ?? {}) };
 
   /** The caller's run of this tool, as it is now; undefined when it is not one. */
   const viewOwn = async (workflowId: string, caller: ToolCall['caller']) => {
@@ -95,7 +97,21 @@ export function durableTools(tool: CatalogTool, deps: DurableToolDeps): ToolDefi
         { ...caller, origin: requestOrigin(server, ctx) },
       );
       const { workflowId } = started;
-      const outcome = await backend.wait(workflowId, tool.waitBudgetMs, ctx.mcpReq.signal);
+      const waiting = backend.wait(workflowId, tool.waitBudgetMs, ctx.mcpReq.signal);
+      const token = progressToken(ctx);
+      const outcome =
+        token === undefined
+          ? await waiting
+          : await withProgress(
+              ctx,
+              token,
+              { progress: 0, message: `Started ${tool.name}; waiting for the result` },
+              async () => {
+                const view = await backend.view(workflowId, caller, { progressQuery });
+                return view?.state.status === 'running' ? tool.presentation.progressReport(view) : undefined;
+              },
+              waiting,
+            );
       if (outcome.kind === 'closed') return answer({ workflowId, state: outcome.state });
       // A task handle needs only the run's times (tasks/get reports progress); the start/poll
       // answer carries progress, so it also queries the workflow.

@@ -1,6 +1,7 @@
 // How a tool's runs read to people and models. Every catalog tool gets the generic presentation,
 // built from the workflow contract alone; the built-in mining tool adds its own (mining/).
 import type { ExecutionState, ExecutionView, RunningState } from '../temporal/execution.ts';
+import type { ProgressReport } from './progress-reporter.ts';
 
 export interface ResultOutcome {
   /** A line about the result, shown beside it (start/poll `message`) and as the statusMessage. */
@@ -23,6 +24,8 @@ export interface Presentation {
   /** The task's statusMessage. */
   statusMessage(view: ExecutionView): string | undefined;
   outcome(result: unknown): ResultOutcome | undefined;
+  /** A running run's progress for notifications/progress. */
+  progressReport(view: ExecutionView): ProgressReport;
 }
 
 /** A failed run's message for people: a tool error's own, or "The <noun> was terminated: …". */
@@ -73,4 +76,13 @@ export const genericPresentation: Presentation = {
     }
   },
   outcome: () => undefined,
+  progressReport(view) {
+    const answer = view.state.status === 'running' ? view.state.progress : undefined;
+    const message = this.statusMessage(view);
+    return {
+      progress: typeof answer?.progress === 'number' ? answer.progress : 0,
+      ...(typeof answer?.total === 'number' ? { total: answer.total } : {}),
+      ...(message ? { message } : {}),
+    };
+  },
 };

@@ -29,9 +29,14 @@ export class McpServers {
     this.toolSet = new ToolSet(deps.catalog.tools.flatMap((tool) => durableTools(tool, deps)));
   }
 
-  create(caller: Caller): Server {
+  /**
+   * A server for one request. Only 2026-07-28 (`modern`) requests can receive tasks, so only they
+   * see the Tasks extension advertised; a 2025-era client always gets start/poll handles.
+   */
+  create(caller: Caller, era: 'legacy' | 'modern'): Server {
+    const extensions = era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
     const server = new Server(SERVER_INFO, {
-      capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
+      capabilities: { tools: {}, ...extensions },
       instructions: INSTRUCTIONS,
     });
     registerTools(server, this.toolSet, caller);

@@ -39,8 +39,14 @@ export type StartPollJson = (
 /** The tool facts the texts name. */
 export type PollTool = Pick<CatalogTool, 'name' | 'companions' | 'presentation'>;
 
+/** The poll interval in seconds, as exact as a tenth of a second (500 ms is 0.5, not 1). */
 export function pollAfterSeconds(pollIntervalMs: number): number {
-  return Math.max(1, Math.ceil(pollIntervalMs / 1000));
+  return Math.max(0.1, Math.round(pollIntervalMs / 100) / 10);
+}
+
+/** "1 second", "0.5 seconds", "2 seconds". */
+export function secondsText(seconds: number): string {
+  return `${seconds} ${seconds === 1 ? 'second' : 'seconds'}`;
 }
 
 export function startPollJson(
@@ -82,7 +88,7 @@ export function startPollJson(
         progress: presentation.progressJson(state),
         ...(state.note ? { note: state.note } : {}),
         next:
-          `${presentation.working(state)} Wait ${seconds} seconds, then call ${companions.result} with workflow_id "${id}" exactly as given. ` +
+          `${presentation.working(state)} Wait ${secondsText(seconds)}, then call ${companions.result} with workflow_id "${id}" exactly as given. ` +
           `Do not call ${tool.name} again for this request: that would start a second, duplicate job.`,
       };
     }

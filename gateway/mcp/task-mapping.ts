@@ -7,7 +7,7 @@ import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { ExecutionView } from '../temporal/execution.ts';
 import { INTERNAL_ERROR } from './json-rpc-errors.ts';
 import { failureMessage } from './presentation.ts';
-import { type PollTool, startPollJson, toolResult } from './start-poll.ts';
+import { type PollTool, pollAfterSeconds, secondsText, startPollJson, toolResult } from './start-poll.ts';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -42,7 +42,11 @@ export type DetailedTask =
 
 export type GetTaskResult = DetailedTask & { resultType: 'complete' };
 
-export type CreateTaskResult = TaskBase & { resultType: 'task' };
+export type CreateTaskResult = TaskBase & {
+  resultType: 'task';
+  /** For clients that drop the task fields they do not know: the task id and how to follow it. */
+  content: [{ type: 'text'; text: string }];
+};
 
 function base(view: ExecutionView, status: TaskStatus, tool: PollTool, timing: TaskTiming): TaskBase {
   const terminal = status === 'completed' || status === 'failed' || status === 'cancelled';
@@ -114,7 +118,14 @@ export function getTaskResult(view: ExecutionView, tool: PollTool, timing: TaskT
 
 /** tools/call's answer when the run outlives the wait budget and the client takes tasks. */
 export function createTaskResult(view: ExecutionView, tool: PollTool, timing: TaskTiming): CreateTaskResult {
-  return { ...base(view, taskStatus(view), tool, timing), resultType: 'task' };
+  const task = base(view, taskStatus(view), tool, timing);
+  const id = task.taskId;
+  const text =
+    `Started task ${id} (${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}); the work goes on ` +
+    `in the background. Follow it with tasks/get (taskId "${id}"), every ${secondsText(pollAfterSeconds(timing.pollIntervalMs))}. ` +
+    `Without task support, call ${tool.companions.result} with workflow_id "${id}" instead. ` +
+    `Do not call ${tool.name} again for this request.`;
+  return { ...task, resultType: 'task', content: [{ type: 'text', text }] };
 }
 
 /** tasks/update and tasks/cancel acknowledge with an empty complete result. */

@@ -87,5 +87,20 @@ export function miningPresentation(approval?: ApprovalPolicy): Presentation {
       }
     },
     outcome: (result) => publicationOutcome(result as ChainResult),
+    progressReport(view) {
+      const live = view.state.status === 'running' ? liveProgress(view.state) : undefined;
+      const message = this.statusMessage(view);
+      const total = typeof view.arguments.blocks === 'number' ? view.arguments.blocks : undefined;
+      if (!live) return { progress: 0, ...(total ? { total } : {}), ...(message ? { message } : {}) };
+      // Blocks done plus the share of the block in flight, by its nonce against the expected work.
+      const difficulty = typeof view.arguments.difficulty === 'number' ? view.arguments.difficulty : 0;
+      const tried = (live.currentBlockNonce ?? -1) + 1;
+      const share = live.currentBlock === null ? 0 : Math.min(0.99, tried / 2 ** difficulty);
+      return {
+        progress: Math.round((live.blocksDone + share) * 1000) / 1000,
+        total: live.blocksTotal,
+        ...(message ? { message } : {}),
+      };
+    },
   };
 }

@@ -7,6 +7,7 @@ import { type CatalogDefaults, type CatalogTool, catalogTool } from '../catalog.
 import type { ApprovalPolicy } from './approval-policy.ts';
 import { startMiningInputSchema } from './arguments.ts';
 import { miningPresentation } from './presentation.ts';
+import { chainResultSchema } from './result-schema.ts';
 
 /** Mining task ids start with `mine-`. */
 export const MINING_ID_PREFIX = 'mine';
@@ -22,6 +23,7 @@ export function miningTool(defaults: CatalogDefaults, approval?: ApprovalPolicy)
         'before it publishes the chain.',
       workflow: MINE_CHAIN_WORKFLOW,
       inputSchema: startMiningInputSchema(),
+      outputSchema: chainResultSchema(),
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
