@@ -3,6 +3,7 @@
 // handle's text for clients that drop task fields, the Tasks extension advertised per era, and
 // outputSchema-conforming answers.
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
 import { connectV1, connectV2, structured } from './support/mcp-clients.ts';
@@ -211,6 +212,48 @@ describe('what each client can read', () => {
       assert.equal(structured(missing).status, 'not_found');
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('a body over the limit', () => {
+  /**
+   * Sends an 8 MiB body over a raw socket, every byte written (waiting on backpressure) before the
+   * answer is read: the server must read the body to the end rather than close under the writer.
+   */
+  function postHuge(url: URL): Promise<{ wrote: number; answer: string }> {
+    const size = 8 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 0x78);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname);
+      let answer = '';
+      let wrote = 0;
+      socket.on('data', (data) => {
+        answer += data.toString('latin1');
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve({ wrote, answer }));
+      socket.on('connect', async () => {
+        socket.write(
+          `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
+            `Accept: application/json, text/event-stream\r\nContent-Length: ${size}\r\n\r\n`,
+        );
+        while (wrote < size) {
+          const ok = socket.write(chunk);
+          wrote += chunk.length;
+          if (!ok) await new Promise((drained) => socket.once('drain', drained));
+        }
+      });
+    });
+  }
+
+  test('8 MiB POSTs: each body is read to its end and answered 413 with a JSON-RPC error', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { wrote, answer } = await postHuge(stack.gateway.url);
+      assert.equal(wrote, 8 * 1024 * 1024);
+      assert.match(answer, /^HTTP\/1\.1 413 /);
+      assert.match(answer, /"code":-32600/);
+      assert.match(answer, /Request body too large/);
     }
   });
 });

@@ -1,5 +1,6 @@
 // Request limits on /mcp: the body size (413), a malformed body as a JSON-RPC parse error, and
 // optional poll rate limiting (429).
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, INVALID_REQUEST, LIMIT_EXCEEDED, PARSE_ERROR } from '../mcp/json-rpc-errors.ts';
 import { metrics } from '../metrics.ts';
@@ -18,14 +19,49 @@ function jsonRpcError(
     .send(errorBody(id, code, message, data));
 }
 
+/** Most of a refused body read (and dropped) before the 413 goes out, and for how long. */
+export const DRAIN_LIMIT = { bytes: 64 * 1024 * 1024, ms: 10_000 };
+
+/**
+ * Reads and drops the rest of a request body, up to a bound. A client still writing its body when
+ * the server answers and closes gets EPIPE instead of the answer; letting it finish first delivers
+ * the 413. Past the bound (a body too large to wait for) the answer goes out anyway.
+ */
+export function drainRequest(raw: IncomingMessage, limit = DRAIN_LIMIT): Promise<void> {
+  if (raw.complete || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let read = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      raw.off('data', onData);
+      raw.off('end', finish);
+      raw.off('error', finish);
+      raw.off('close', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > limit.bytes) finish();
+    };
+    const timer = setTimeout(finish, limit.ms);
+    raw.on('data', onData);
+    raw.once('end', finish);
+    raw.once('error', finish);
+    raw.once('close', finish);
+    raw.resume();
+  });
+}
+
 /**
  * Error handler of the /mcp route: what Fastify refuses before the MCP handler sees the request
  * (a body over the limit, a body that is not JSON, an unsupported content type) as JSON-RPC errors.
  */
 export function mcpRequestErrorHandler(bodyLimitBytes: number) {
-  return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+  return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        await drainRequest(request.raw);
+        reply.header('connection', 'close');
         return jsonRpcError(
           reply,
           413,
