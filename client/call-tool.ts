@@ -19,7 +19,15 @@ export async function callTool(
   args: Record<string, unknown>,
   options: DriveOptions & { onTask?: (port: TaskPort) => void },
 ): Promise<CallOutcome> {
-  const first = await rpc('tools/call', { name, arguments: args });
+  // Asks for progress: the bar moves from the first second of the call's bounded wait.
+  const first = await rpc(
+    'tools/call',
+    { name, arguments: args },
+    {
+      onProgress: ({ progress, total, message }) =>
+        options.onView?.({ status: 'working', message, fraction: { progress, total } }),
+    },
+  );
   const port = portOf(rpc, first);
   if (!port) return { result: first };
   options.onTask?.(port);

@@ -1,18 +1,20 @@
 // `npm run call -- <tool> [--flag value ...]`: calls a tool on the gateway and follows it to the
-// end, in the Tasks flow (default) or the start/poll flow (--no-tasks). `--resume <taskId>` picks a
-// task up again after a restart.
+// end, in the Tasks flow (default) or the start/poll flow (--no-tasks), showing progress from the
+// first second of the call. `--resume <taskId>` picks a task up again after a restart; `--json`
+// prints JSON lines for scripts.
 import { parseArgs } from 'node:util';
 import { callTool } from './call-tool.ts';
 import { driveTask } from './drive.ts';
 import { pollPort } from './poll-port.ts';
 import { createRpc } from './rpc.ts';
 import { tasksPort } from './tasks-port.ts';
-import { linePrompter, progressReporter, terminalAnswerer } from './terminal.ts';
+import { jsonReporter, linePrompter, progressReporter, terminalAnswerer } from './terminal.ts';
 
 const USAGE = `usage: npm run call -- <tool> [--difficulty N] [--blocks N] [--data TEXT] [--require-approval]
                       [--idempotency-key KEY] [--url URL] [--token TOKEN] [--no-tasks]
-                      [--stuck-limit N]
+                      [--stuck-limit N] [--json]
        npm run call -- --resume <taskId> [--no-tasks] [--url URL] [--token TOKEN]
+--json: one JSON line per update on stdout, then the result as the last line (for scripts)
 env: MCP_URL (http://127.0.0.1:3000/mcp), MCP_TOKEN`;
 
 /** Tool arguments from the flags: --some-flag 3 becomes { some_flag: 3 }. */
@@ -20,7 +22,10 @@ export function toolArguments(values: Record<string, unknown>): Record<string, u
   const args: Record<string, unknown> = {};
   const numbers = ['difficulty', 'blocks'];
   for (const [flag, value] of Object.entries(values)) {
-    if (['url', 'token', 'no-tasks', 'resume', 'stuck-limit', 'help'].includes(flag) || value === undefined)
+    if (
+      ['url', 'token', 'no-tasks', 'resume', 'stuck-limit', 'help', 'json'].includes(flag) ||
+      value === undefined
+    )
       continue;
     const name = flag.replaceAll('-', '_');
     args[name] = numbers.includes(name) ? Number(value) : value;
@@ -43,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
       'no-tasks': { type: 'boolean', default: false },
       resume: { type: 'string' },
       'stuck-limit': { type: 'string', default: '60' },
+      json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -56,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
   const prompter = linePrompter(process.stdin, process.stderr);
   const drive = {
     answer: terminalAnswerer(prompter, process.stderr),
-    onView: progressReporter(process.stderr),
+    onView: values.json ? jsonReporter(process.stdout) : progressReporter(process.stderr),
     stuckLimit: Number(values['stuck-limit']),
   };
   let result: Record<string, unknown>;
@@ -67,14 +73,20 @@ async function main(argv: string[]): Promise<number> {
     } else {
       const outcome = await callTool(rpc, tool as string, toolArguments(values), {
         ...drive,
-        onTask: (port) => console.error(`task ${port.taskId} (resume with --resume ${port.taskId})`),
+        onTask: (port) =>
+          values.json
+            ? console.log(JSON.stringify({ type: 'task', taskId: port.taskId }))
+            : console.error(`task ${port.taskId} (resume with --resume ${port.taskId})`),
       });
       result = outcome.result;
     }
   } finally {
     prompter.close();
   }
-  console.log(JSON.stringify(result.structuredContent ?? result, null, 2));
+  const final = result.structuredContent ?? result;
+  console.log(
+    values.json ? JSON.stringify({ type: 'result', result: final }) : JSON.stringify(final, null, 2),
+  );
   return result.isError ? 1 : 0;
 }
 

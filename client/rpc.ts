@@ -25,7 +25,23 @@ export class RpcError extends Error {
   }
 }
 
-export type Rpc = (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
+/** A notifications/progress the server sent while answering a request. */
+export interface ProgressNotice {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface CallOptions {
+  /** Asks for progress (a progressToken) and receives each notification as it arrives. */
+  onProgress?: (notice: ProgressNotice) => void;
+}
+
+export type Rpc = (
+  method: string,
+  params: Record<string, unknown>,
+  options?: CallOptions,
+) => Promise<Record<string, unknown>>;
 
 /** The header `Mcp-Name` names the tool of a tools/call and the task of a tasks/* request. */
 function nameOf(method: string, params: Record<string, unknown>): string | undefined {
@@ -39,14 +55,17 @@ export function createRpc(options: RpcOptions): Rpc {
   const clientInfo = options.clientInfo ?? { name: 'mcp-mining-cli', version: '0.1.0' };
   const capabilities = options.tasks === false ? {} : { extensions: { [TASKS_EXTENSION]: {} } };
   let nextId = 1;
-  return async (method, params) => {
+  return async (method, params, call = {}) => {
+    const id = nextId++;
+    const progressToken = call.onProgress ? `cli-${id}` : undefined;
     const body = {
       jsonrpc: '2.0',
-      id: nextId++,
+      id,
       method,
       params: {
         ...params,
         _meta: {
+          ...(progressToken ? { progressToken } : {}),
           'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
           'io.modelcontextprotocol/clientInfo': clientInfo,
           'io.modelcontextprotocol/clientCapabilities': capabilities,
@@ -63,8 +82,26 @@ export function createRpc(options: RpcOptions): Rpc {
     if (name) headers['mcp-name'] = name;
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const response = await doFetch(options.url, { method: 'POST', headers, body: JSON.stringify(body) });
-    const text = await response.text();
-    const message = parseMessage(text, response.headers.get('content-type') ?? '');
+    const contentType = response.headers.get('content-type') ?? '';
+    const text =
+      call.onProgress && contentType.includes('text/event-stream') && response.body
+        ? await readEvents(response.body, (event) => {
+            const notice = event as {
+              method?: string;
+              params?: ProgressNotice & { progressToken?: unknown };
+            };
+            const params = notice.params;
+            if (
+              notice.method === 'notifications/progress' &&
+              params &&
+              params.progressToken === progressToken
+            ) {
+              const { progressToken: _token, ...progress } = params;
+              call.onProgress?.(progress);
+            }
+          })
+        : await response.text();
+    const message = parseMessage(text, contentType);
     if (!message)
       throw new RpcError(
         -32603,
@@ -78,6 +115,38 @@ export function createRpc(options: RpcOptions): Rpc {
     }
     return message.result ?? {};
   };
+}
+
+/**
+ * Reads an SSE body as it arrives, handing each event's data to `onEvent` the moment it is
+ * complete; returns the whole text for the final answer.
+ */
+async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  onEvent: (event: unknown) => void,
+): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  let pending = '';
+  for await (const chunk of body) {
+    const part = decoder.decode(chunk, { stream: true });
+    text += part;
+    pending += part;
+    let end = pending.indexOf('\n\n');
+    while (end >= 0) {
+      for (const line of pending.slice(0, end).split('\n')) {
+        if (!line.startsWith('data:')) continue;
+        try {
+          onEvent(JSON.parse(line.slice(5).trim()));
+        } catch {
+          // Not JSON (a keep-alive comment or a partial line): nothing to hand over.
+        }
+      }
+      pending = pending.slice(end + 2);
+      end = pending.indexOf('\n\n');
+    }
+  }
+  return text;
 }
 
 interface JsonRpcMessage {

@@ -7,6 +7,8 @@ export interface TaskView {
   status: ViewStatus;
   message?: string;
   progress?: { blocksDone?: number; blocksTotal?: number; hashesTried?: number };
+  /** Progress as the server notifies it during a call (notifications/progress). */
+  fraction?: { progress: number; total?: number };
   inputRequests?: Record<string, InputRequest>;
   /** The tool result when completed (a CallToolResult). */
   result?: Record<string, unknown>;

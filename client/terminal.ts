@@ -6,11 +6,21 @@ import type { Answerer } from './answerer.ts';
 import type { TaskView } from './task-view.ts';
 
 export function progressLine(view: TaskView, width = 30): string {
+  const bar = (share: number) => {
+    const filled = Math.round(Math.min(1, Math.max(0, share)) * width);
+    return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+  };
+  if (view.fraction) {
+    const { progress, total } = view.fraction;
+    const message = view.message ? ` ${view.message}` : '';
+    if (total && total > 0)
+      return `${bar(progress / total)} ${Math.floor((progress / total) * 100)}%${message}`;
+    return `${view.status}${message}`;
+  }
   const { blocksDone, blocksTotal, hashesTried } = view.progress ?? {};
   const hashes = hashesTried === undefined ? '' : ` ${hashesTried.toLocaleString('en-US')} hashes`;
   if (typeof blocksDone === 'number' && typeof blocksTotal === 'number' && blocksTotal > 0) {
-    const filled = Math.round((blocksDone / blocksTotal) * width);
-    return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${blocksDone}/${blocksTotal} blocks${hashes}`;
+    return `${bar(blocksDone / blocksTotal)} ${blocksDone}/${blocksTotal} blocks${hashes}`;
   }
   return `${view.status}${view.message ? `: ${view.message}` : ''}`;
 }
@@ -29,6 +39,13 @@ export function progressReporter(out: NodeJS.WriteStream): (view: TaskView) => v
       out.write(`${line}\n`);
     }
     last = line;
+  };
+}
+
+/** For scripts (--json): each view as one JSON line, without the final result (printed last). */
+export function jsonReporter(out: NodeJS.WritableStream): (view: TaskView) => void {
+  return ({ result: _result, ...view }) => {
+    out.write(`${JSON.stringify({ type: 'view', ...view })}\n`);
   };
 }
 

@@ -98,6 +98,32 @@ describe('npm run call', () => {
     assert.equal(result.result.blocks.length, 8);
   });
 
+  test('--json: progress during the wait from the first line, then the task, its views and the result', async () => {
+    const run = await runCli([
+      'start_mining',
+      '--difficulty',
+      String(slowDifficulty),
+      '--blocks',
+      '8',
+      '--json',
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const first = lines[0];
+    assert.equal(first?.type, 'view');
+    assert.deepEqual(first?.fraction, { progress: 0 }, 'the first line is the wait starting');
+    const during = lines.filter((l) => l.type === 'view' && l.fraction);
+    assert.ok(during.length >= 2, `progress while the call waited: ${run.stdout}`);
+    assert.ok(lines.some((l) => l.type === 'task'));
+    const last = lines.at(-1);
+    assert.equal(last?.type, 'result');
+    assert.equal((last?.result as { status?: string }).status, 'completed');
+    assert.equal(run.stderr, '', 'nothing for people on stderr in --json mode');
+  });
+
   test('a bad argument fails with the gateway’s message naming the field', async () => {
     const run = await runCli(['start_mining', '--difficulty', '99', '--blocks', '1']);
     assert.equal(run.code, 1);
