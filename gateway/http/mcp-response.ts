@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { errorBody, INTERNAL_ERROR } from '../mcp/json-rpc-errors.ts';
 
 export interface FetchMcpHandler {
   fetch(request: Request, options?: { authInfo?: AuthInfo; parsedBody?: unknown }): Promise<Response>;
@@ -58,8 +59,9 @@ export async function serveMcpRequest(
     });
   } catch (err) {
     onError?.(err instanceof Error ? err : new Error(String(err)));
-    const error = { code: -32603, message: 'Internal error' };
-    response = Response.json({ jsonrpc: '2.0', error, id: requestId(parsedBody) }, { status: 500 });
+    response = Response.json(errorBody(requestId(parsedBody), INTERNAL_ERROR, 'Internal error'), {
+      status: 500,
+    });
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of response.headers) headers[name] = value;
