@@ -120,7 +120,7 @@ describe('npm run call', () => {
     assert.ok(lines.some((l) => l.type === 'task'));
     const last = lines.at(-1);
     assert.equal(last?.type, 'result');
-    assert.equal((last?.result as { status?: string }).status, 'completed');
+    assert.equal((last?.result as { status?: string } | undefined)?.status, 'completed');
     assert.equal(run.stderr, '', 'nothing for people on stderr in --json mode');
   });
 

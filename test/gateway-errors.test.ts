@@ -20,10 +20,10 @@ import {
   taskNotFound,
   toProtocolError,
 } from '../gateway/mcp/json-rpc-errors.ts';
-import { queryFailureNote } from '../gateway/temporal/backend.ts';
 import { TemporalDeadlineError } from '../gateway/temporal/deadline.ts';
 import { isTemporalUnavailable } from '../gateway/temporal/grpc-errors.ts';
 import { stateFromResultError } from '../gateway/temporal/outcome.ts';
+import { queryFailureNote } from '../gateway/temporal/run-description.ts';
 
 const workflowFailed = (cause: Error) =>
   new WorkflowFailedError('Workflow execution failed', cause, RetryState.NON_RETRYABLE_FAILURE);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { latestHeartbeat } from '../gateway/temporal/backend.ts';
+import { latestHeartbeat } from '../gateway/temporal/run-description.ts';
 import { DevServer } from '../lib/dev-server.ts';
 import { freePort } from '../lib/free-port.ts';
 import type { ChainResult } from '../workflows/contract.ts';

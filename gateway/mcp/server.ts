@@ -3,10 +3,12 @@ import { Server } from '@modelcontextprotocol/server';
 import type { Caller, TemporalBackend } from '../temporal/backend.ts';
 import { TASKS_EXTENSION } from './capabilities.ts';
 import type { Catalog } from './catalog.ts';
-import { durableTools } from './durable-tools.ts';
+import { cancelTool, respondTool, resultTool } from './companion-tools.ts';
+import { startTool } from './start-tool.ts';
 import type { TaskTiming } from './task-mapping.ts';
 import { registerTaskMethods } from './task-methods.ts';
-import { registerTools, ToolSet } from './tools.ts';
+import { ToolRuns } from './tool-runs.ts';
+import { registerTools, type ToolDefinition, ToolSet } from './tools.ts';
 
 export const SERVER_INFO = { name: 'temporal-mcp-gateway', version: '0.1.0' } as const;
 
@@ -21,12 +23,24 @@ export interface McpServerDeps {
   timing: TaskTiming;
 }
 
+/** A catalog tool as MCP tools: its start and its start/poll companions. */
+function durableTools(runs: ToolRuns): ToolDefinition[] {
+  const { respond } = runs.tool.companions;
+  const signal = runs.tool.inputSignal;
+  return [
+    startTool(runs),
+    resultTool(runs),
+    cancelTool(runs),
+    ...(respond && signal ? [respondTool(runs, respond, signal)] : []),
+  ];
+}
+
 /** The MCP side of a gateway: its tools built once, and a server per request. */
 export class McpServers {
   readonly toolSet: ToolSet;
 
   constructor(private readonly deps: McpServerDeps) {
-    this.toolSet = new ToolSet(deps.catalog.tools.flatMap((tool) => durableTools(tool, deps)));
+    this.toolSet = new ToolSet(deps.catalog.tools.flatMap((tool) => durableTools(new ToolRuns(tool, deps))));
   }
 
   /**

@@ -11,12 +11,7 @@ import {
   type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';
-import {
-  defaultPayloadConverter,
-  defineSearchAttributeKey,
-  type Payload,
-  SearchAttributeType,
-} from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { InputResponses } from '../../workflows/mcp-contract.ts';
 import type { GatewayConfig } from '../config.ts';
 import { idempotencyConflict, runningTaskLimit } from '../mcp/json-rpc-errors.ts';
@@ -24,9 +19,10 @@ import type { RequestOrigin } from '../mcp/request-origin.ts';
 import { metrics } from '../metrics.ts';
 import { withHardDeadline } from './deadline.ts';
 import type { ExecutionState, ExecutionView, ProgressAnswer } from './execution.ts';
-import { GRPC, grpcCode, isClosedMeanwhile, isDeadline, isRunNotFound } from './grpc-errors.ts';
+import { isClosedMeanwhile, isRunNotFound } from './grpc-errors.ts';
 import { differingArguments, keyedTaskId } from './idempotency.ts';
 import { completedState, stateFromResultError } from './outcome.ts';
+import { lastUpdate, latestHeartbeat, queryFailureNote } from './run-description.ts';
 import { runDetails } from './run-summary.ts';
 import { isOwnedBy, newTaskId } from './task-id.ts';
 
@@ -393,44 +389,4 @@ export class TemporalBackend {
 
 function isObject(value: unknown): value is ProgressAnswer {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Why there is no progress to show: most often, no worker is polling the run's task queue. */
-export function queryFailureNote(err: unknown, taskQueue: string, queryTimeoutMs: number): string {
-  if (isDeadline(err) || grpcCode(err) === GRPC.FAILED_PRECONDITION) {
-    return (
-      `The run is in progress, but no worker is polling task queue "${taskQueue}" right now ` +
-      `(no answer to the progress query within ${(queryTimeoutMs / 1000).toFixed(1)} s). ` +
-      'The run is safe in Temporal and continues when a worker is back.'
-    );
-  }
-  const cause = (err as { cause?: Error }).cause?.message;
-  return `The run is in progress; progress is unavailable right now (${cause ?? (err as Error).message}).`;
-}
-
-/** The latest heartbeat details of the activity in flight, if any. */
-export function latestHeartbeat(description: WorkflowExecutionDescription): unknown {
-  const payload = description.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0];
-  if (!payload) return undefined;
-  try {
-    return defaultPayloadConverter.fromPayload(payload as Payload);
-  } catch {
-    return undefined;
-  }
-}
-
-function timestampMs(
-  ts: { seconds?: unknown; nanos?: number | null } | null | undefined,
-): number | undefined {
-  if (!ts || ts.seconds === undefined || ts.seconds === null) return undefined;
-  return Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
-}
-
-/** The latest thing that happened to the run: start, close, or an activity's last heartbeat. */
-function lastUpdate(description: WorkflowExecutionDescription): Date {
-  const times = [description.startTime.getTime(), description.closeTime?.getTime()];
-  for (const activity of description.raw.pendingActivities ?? []) {
-    times.push(timestampMs(activity.lastHeartbeatTime), timestampMs(activity.lastStartedTime));
-  }
-  return new Date(Math.max(...times.filter((t): t is number => typeof t === 'number' && Number.isFinite(t))));
 }
