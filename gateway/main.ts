@@ -1,7 +1,7 @@
 // `npm run gateway`: the MCP gateway process. Configuration from the environment (see config.ts).
-import { destination } from 'pino';
 import { gatewayConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
+import { logDestination, logFormat } from './http/logging.ts';
 import { loadServerSecret } from './server-secret.ts';
 import { backendOptions, TemporalBackend } from './temporal/backend.ts';
 import { createTemporalClient } from './temporal/client.ts';
@@ -9,18 +9,23 @@ import { createTemporalClient } from './temporal/client.ts';
 /** Settings that must be right before anything listens: a bad one stops the start with its reason. */
 function startupSettings() {
   try {
-    return { config: gatewayConfig(), serverSecret: loadServerSecret() };
+    return {
+      config: gatewayConfig(),
+      serverSecret: loadServerSecret(),
+      logFormat: logFormat(process.env, Boolean(process.stdout.isTTY)),
+    };
   } catch (err) {
     console.error(`gateway: cannot start: ${(err as Error).message}`);
     process.exit(1);
   }
 }
 
-const { config, serverSecret } = startupSettings();
+const { config, serverSecret, logFormat: format } = startupSettings();
 const client = createTemporalClient(config.temporal, config.temporalTimeoutMs);
 const backend = new TemporalBackend(client, backendOptions(config, serverSecret.secret));
-// Log lines are written off the request path (pino flushes what is pending when the process exits).
-const stream = destination({ dest: 1, sync: false });
+// JSON lines are written off the request path (pino flushes what is pending when the process
+// exits); on a terminal (or LOG_FORMAT=pretty), one readable line per request.
+const stream = logDestination(format);
 const app = buildApp(config, { backend, logger: { level: process.env.LOG_LEVEL || 'info', stream } });
 
 const address = await app.listen({ host: config.host, port: config.port });
