@@ -10,6 +10,8 @@ import { retryUntil } from './temporal-env.ts';
 export const SEARCH_ATTRIBUTES = { McpTool: 'Keyword', McpPrincipal: 'Keyword' } as const;
 
 export interface DevServerOptions {
+  /** The Temporal CLI binary (default: the one requireTemporalCli finds). */
+  cli?: string;
   /** SQLite file that keeps the server's state across restarts. */
   dbFilename: string;
   port?: number;
@@ -58,7 +60,7 @@ export class DevServer {
     else args.push('--headless');
     for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
       args.push('--search-attribute', `${name}=${type}`);
-    const child = spawn(requireTemporalCli(), args, {
+    const child = spawn(options.cli ?? requireTemporalCli(), args, {
       stdio: options.onOutput ? ['ignore', 'pipe', 'pipe'] : (options.stdio ?? 'ignore'),
       detached: options.detached ?? false,
     });

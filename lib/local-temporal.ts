@@ -1,8 +1,9 @@
-// The Temporal dev server `npm start` runs: the pinned Temporal CLI when it is installed, else the
-// CLI that `@temporalio/testing` downloads by itself (for online machines without Go).
+// The Temporal dev server `npm start` runs: the pinned Temporal CLI, installed first by the install
+// script when it is missing (built with Go), else the CLI that `@temporalio/testing` downloads by
+// itself (for online machines without Go).
 import type { SearchAttributeType } from '@temporalio/common';
 import { DevServer, SEARCH_ATTRIBUTES } from './dev-server.ts';
-import { findTemporalCli, requireTemporalCli, TEMPORAL_CLI_VERSION } from './temporal-cli.ts';
+import { ensureTemporalCli, TEMPORAL_CLI_VERSION } from './temporal-cli.ts';
 
 export interface LocalTemporalOptions {
   dbFilename: string;
@@ -10,6 +11,8 @@ export interface LocalTemporalOptions {
   uiPort: number;
   /** Receives the server's output. */
   onOutput: (chunk: Buffer) => void;
+  /** Receives the install script's messages and progress, when the CLI has to be installed. */
+  onInstallOutput: (chunk: Buffer) => void;
   /** Progress messages for the operator. */
   say: (message: string) => void;
 }
@@ -27,13 +30,18 @@ export interface LocalTemporal {
 }
 
 export async function startLocalTemporal(options: LocalTemporalOptions): Promise<LocalTemporal> {
-  const cli = findTemporalCli();
-  if (cli) return startCliDevServer(cli, options);
-  return startDownloadedDevServer(options);
+  let cli: string;
+  try {
+    cli = await ensureTemporalCli(options.onInstallOutput);
+  } catch (err) {
+    return startDownloadedDevServer(options, (err as Error).message);
+  }
+  return startCliDevServer(cli, options);
 }
 
 async function startCliDevServer(cli: string, options: LocalTemporalOptions): Promise<LocalTemporal> {
   const server = await DevServer.start({
+    cli,
     dbFilename: options.dbFilename,
     port: options.port,
     uiPort: options.uiPort,
@@ -57,16 +65,12 @@ async function startCliDevServer(cli: string, options: LocalTemporalOptions): Pr
   };
 }
 
-async function startDownloadedDevServer(options: LocalTemporalOptions): Promise<LocalTemporal> {
-  let missing: string;
-  try {
-    requireTemporalCli();
-    missing = 'Temporal CLI not found.';
-  } catch (err) {
-    missing = (err as Error).message;
-  }
+async function startDownloadedDevServer(
+  options: LocalTemporalOptions,
+  missing: string,
+): Promise<LocalTemporal> {
   options.say(
-    `Temporal CLI v${TEMPORAL_CLI_VERSION} not found; trying the dev server that @temporalio/testing downloads...`,
+    `No Temporal CLI v${TEMPORAL_CLI_VERSION}; trying the dev server that @temporalio/testing downloads...`,
   );
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   const { defineSearchAttributeKey } = await import('@temporalio/common');

@@ -68,3 +68,13 @@ export function localHost(host: string): string {
 export function mcpUrl(config: Pick<StartConfig, 'mcpHost' | 'mcpPort'>): string {
   return `http://${localHost(config.mcpHost)}:${config.mcpPort}/mcp`;
 }
+
+/**
+ * Log settings for the gateway `npm start` runs: its stdout is a pipe to `npm start`, so when
+ * `npm start` itself writes to a terminal it asks for readable lines (and colours, unless NO_COLOR),
+ * as the gateway would choose on a terminal of its own. An explicit LOG_FORMAT is left as it is.
+ */
+export function gatewayLogEnv(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): NodeJS.ProcessEnv {
+  if (env.LOG_FORMAT?.trim() || !stdoutIsTTY) return {};
+  return { LOG_FORMAT: 'pretty', ...(env.NO_COLOR || env.FORCE_COLOR ? {} : { FORCE_COLOR: '1' }) };
+}

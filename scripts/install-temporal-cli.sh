@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Makes the Temporal CLI v1.5.1 (dev server + Web UI) available and prints its path.
+# Makes the Temporal CLI v1.5.1 (dev server + Web UI) available and prints its path on stdout.
 # Order: $TEMPORAL_CLI_PATH, `temporal` on PATH, the Go bin folder; else `go install` it.
+# Messages and build progress go to stderr. `npm start` and `npm test` run it when the CLI is missing.
 # Later CLI tags carry a `replace` directive and cannot be go-installed, hence the pin.
 set -euo pipefail
 WANT="1.5.1"
 MODULE="github.com/temporalio/cli/cmd/temporal@v${WANT}"
+PROGRESS_EVERY=10 # seconds between progress lines while go builds
 
 # A go-installed CLI reports "0.0.0-DEV": its module version comes from `go version -m`.
 version_of() {
@@ -20,7 +22,8 @@ candidates=()
 [ -n "${TEMPORAL_CLI_PATH:-}" ] && candidates+=("$TEMPORAL_CLI_PATH")
 command -v temporal >/dev/null 2>&1 && candidates+=("$(command -v temporal)")
 if command -v go >/dev/null 2>&1; then
-  gobin="$(go env GOBIN)"; [ -n "$gobin" ] || gobin="$(go env GOPATH)/bin"
+  gobin="$(go env GOBIN)"
+  if [ -z "$gobin" ]; then gopath="$(go env GOPATH)"; gobin="${gopath%%:*}/bin"; fi
   candidates+=("$gobin/temporal")
 fi
 
@@ -31,16 +34,45 @@ done
 if ! command -v go >/dev/null 2>&1; then
   cat >&2 <<MSG
 The Temporal CLI v${WANT} was not found and Go is not installed to build it.
-Either install Go (https://go.dev/doc/install) and run this script again, or install the
+Either install Go (https://go.dev/doc/install) and run this again, or install the
 Temporal CLI v${WANT} yourself and set TEMPORAL_CLI_PATH to the binary.
 MSG
   exit 1
 fi
 
-echo "Building the Temporal CLI v${WANT} with go install (first build takes a few minutes)..." >&2
+cat >&2 <<MSG
+The Temporal CLI v${WANT} (the Temporal dev server and Web UI) is not installed: building it with Go
+into $gobin (go install ${MODULE}).
+The first build downloads and compiles its modules and takes a few minutes; later builds reuse Go's caches.
+MSG
 start=$(date +%s)
-go install "$MODULE" >&2
-echo "Built in $(( $(date +%s) - start )) s." >&2
+# `go install -v` names each package it compiles: they are counted, and a progress line goes out
+# every PROGRESS_EVERY seconds (also while it links, which prints nothing). Downloads and anything
+# else go prints (errors) are shown as they come.
+go install -v "$MODULE" 2>&1 | {
+  compiled=0
+  last=$start
+  while :; do
+    if IFS= read -r -t "$PROGRESS_EVERY" line; then
+      case "$line" in
+        *[[:space:]]* | go:*) echo "  $line" >&2 ;;
+        *) compiled=$((compiled + 1)) ;;
+      esac
+    elif [ $? -le 128 ]; then
+      break # end of go's output
+    fi
+    now=$(date +%s)
+    if [ $((now - last)) -ge "$PROGRESS_EVERY" ]; then
+      if [ "$compiled" -gt 0 ]; then
+        echo "  ... $((now - start)) s: $compiled packages compiled so far" >&2
+      else
+        echo "  ... $((now - start)) s: still building" >&2
+      fi
+      last=$now
+    fi
+  done
+}
+echo "Built the Temporal CLI v${WANT} in $(($(date +%s) - start)) s: $gobin/temporal" >&2
 if [ "$(version_of "$gobin/temporal")" != "$WANT" ]; then
   echo "go install finished but $gobin/temporal is not v${WANT}" >&2
   exit 1

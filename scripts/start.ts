@@ -1,15 +1,18 @@
-// `npm start`: everything on one machine. A Temporal dev server (unless TEMPORAL_ADDRESS is set),
-// then the worker and the gateway as child processes, their logs prefixed by process name.
+// `npm start`: everything on one machine. A Temporal dev server (unless TEMPORAL_ADDRESS is set;
+// the pinned Temporal CLI is installed first if it is missing), then the worker and the gateway as
+// child processes, their logs prefixed by process name.
 // Ctrl-C / SIGTERM stops the children first, then the dev server; if any of them dies on its own,
 // the rest are stopped and `npm start` exits non-zero.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gatewayConfig } from '../gateway/config.ts';
 import { GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { linePrefixer, processLabel } from '../lib/line-prefixer.ts';
 import { type LocalTemporal, startLocalTemporal } from '../lib/local-temporal.ts';
 import { ManagedProcess } from '../lib/managed-process.ts';
-import { localHost, mcpUrl, type StartConfig, startConfig } from '../lib/start-config.ts';
+import { catalogLabel, exampleCall, toolRows } from '../lib/start-banner.ts';
+import { gatewayLogEnv, localHost, mcpUrl, type StartConfig, startConfig } from '../lib/start-config.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LABEL_WIDTH = 8;
@@ -106,7 +109,6 @@ async function waitForGateway(config: StartConfig, gateway: ManagedProcess, dead
 async function main(): Promise<void> {
   const config = startConfig();
   mkdirSync(config.dataDir, { recursive: true });
-  const deadline = Date.now() + READY_TIMEOUT_MS;
 
   // Bundle the workflows while the dev server starts, so the worker runs the working tree's code.
   const bundlePath = config.workflowBundlePath ?? join(config.dataDir, 'workflow-bundle.js');
@@ -116,13 +118,17 @@ async function main(): Promise<void> {
 
   if (config.devServer) {
     const temporalOutput = linePrefixer(processLabel('temporal', LABEL_WIDTH), emit);
+    const installOutput = linePrefixer(processLabel('install', LABEL_WIDTH), emit);
     temporalStarting = startLocalTemporal({
       ...config.devServer,
       onOutput: (chunk) => temporalOutput.write(chunk),
+      onInstallOutput: (chunk) => installOutput.write(chunk),
       say,
     });
   }
   const temporal = await temporalStarting;
+  // Counted from here: a first run may spend minutes installing the Temporal CLI before this.
+  const deadline = Date.now() + READY_TIMEOUT_MS;
   temporalStarted = temporal;
   if (stopping) return;
   if (temporal) superviseExit('the Temporal dev server', temporal.exited);
@@ -148,7 +154,14 @@ async function main(): Promise<void> {
   const worker = spawnNode('worker', 'worker/main.ts', [], env, (line) => {
     if (line.includes('worker: polling task queue')) workerReady();
   });
-  const gateway = spawnNode('gateway', 'gateway/main.ts', [], env, undefined, GATEWAY_NODE_FLAGS);
+  const gateway = spawnNode(
+    'gateway',
+    'gateway/main.ts',
+    [],
+    { ...env, ...gatewayLogEnv(process.env, Boolean(process.stdout.isTTY)) },
+    undefined,
+    GATEWAY_NODE_FLAGS,
+  );
   superviseExit('the worker', worker.exited.then(describeExit));
   superviseExit('the gateway', gateway.exited.then(describeExit));
 
@@ -165,13 +178,38 @@ async function main(): Promise<void> {
   ]);
   if (stopping) return;
 
+  const endpoint = mcpUrl(config);
   say('ready');
-  say(`  MCP endpoint     ${mcpUrl(config)}`);
+  say(`  MCP endpoint     ${endpoint}`);
   if (temporal) say(`  Temporal Web UI  ${temporal.uiUrl}`);
   say(`  Temporal         ${address}${temporal ? ` (${temporal.description})` : ' (TEMPORAL_ADDRESS)'}`);
   if (config.devServer) say(`  Data folder      ${config.dataDir}`);
-  if (process.env.MCP_AUTH_TOKENS) say('  Auth             bearer tokens from MCP_AUTH_TOKENS');
+  const served = servedCatalog(env);
+  const withToken = Boolean(served && served.authTokens.size > 0);
+  if (withToken) say('  Auth             bearer tokens (MCP_AUTH_TOKENS)');
+  if (served) {
+    say(
+      `  Catalog          ${catalogLabel(served.toolsFile, ROOT)}${served.toolsFile ? '' : ' (MCP_TOOLS_FILE unset)'}`,
+    );
+    toolRows(served.tools).forEach((row, i) => {
+      say(`  ${(i === 0 ? 'Tools' : '').padEnd(17)}${row}`);
+    });
+    const example = exampleCall(served.tools, endpoint, withToken);
+    if (example) {
+      say('Try it (in another terminal):');
+      say(`  ${example}`);
+    }
+  }
   say('Press Ctrl-C to stop.');
+}
+
+/** The catalog the gateway serves, read the way the gateway reads it (undefined if it cannot be). */
+function servedCatalog(env: NodeJS.ProcessEnv) {
+  try {
+    return gatewayConfig(env);
+  } catch {
+    return undefined;
+  }
 }
 
 // Last resort when `npm start` goes down without the orderly shutdown (an exception): leave no

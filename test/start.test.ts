@@ -1,18 +1,21 @@
 // `npm start` as a user runs it: a dev server, the worker and the gateway come up, one real tool call
 // goes through, and a Ctrl-C (SIGINT to the whole foreground process group) leaves nothing behind.
+// A first run on a machine without the Temporal CLI installs it by itself, on a terminal.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { freePort } from '../lib/free-port.ts';
-import { mcpUrl, startConfig } from '../lib/start-config.ts';
+import { catalogLabel, exampleCall, toolRows } from '../lib/start-banner.ts';
+import { gatewayLogEnv, mcpUrl, startConfig } from '../lib/start-config.ts';
+import { findTemporalCli, TEMPORAL_CLI_VERSION } from '../lib/temporal-cli.ts';
 import { DEFAULT_TASK_QUEUE } from '../lib/temporal-env.ts';
 import { eventually } from './support/temporal.ts';
 
@@ -85,6 +88,48 @@ describe('start configuration', () => {
     assert.throws(() => startConfig({ TEMPORAL_UI_PORT: 'eighty' }), /TEMPORAL_UI_PORT/);
     assert.throws(() => startConfig({ MCP_PORT: '70000' }), /MCP_PORT/);
   });
+  test('the gateway logs readable lines when npm start writes to a terminal, unless LOG_FORMAT says otherwise', () => {
+    assert.deepEqual(gatewayLogEnv({}, true), { LOG_FORMAT: 'pretty', FORCE_COLOR: '1' });
+    assert.deepEqual(gatewayLogEnv({ NO_COLOR: '1' }, true), { LOG_FORMAT: 'pretty' });
+    assert.deepEqual(gatewayLogEnv({}, false), {});
+    assert.deepEqual(gatewayLogEnv({ LOG_FORMAT: 'json' }, true), {});
+  });
+
+  test('the banner: catalog file or built-in, each tool with its companions, a call to try', () => {
+    assert.equal(catalogLabel(undefined, '/project'), 'built-in');
+    assert.equal(catalogLabel('catalog/tools.yaml', '/project'), '/project/catalog/tools.yaml');
+    const mining = {
+      name: 'start_mining',
+      inputSchema: {
+        properties: {
+          difficulty: { type: 'integer' },
+          blocks: { type: 'integer' },
+          data: { type: 'string' },
+        },
+      },
+      companions: { result: 'get_mining_result', cancel: 'cancel_mining', respond: 'respond_to_mining' },
+    };
+    const echo = {
+      name: 'echo',
+      inputSchema: { properties: { text: { type: 'string' } }, required: ['text'] },
+      companions: { result: 'get_echo_result', cancel: 'cancel_echo' },
+    };
+    assert.deepEqual(toolRows([echo, mining]), [
+      'echo          (with get_echo_result, cancel_echo)',
+      'start_mining  (with get_mining_result, cancel_mining, respond_to_mining)',
+    ]);
+    // The call CLI passes no --text: the example is for the first tool it can call.
+    assert.equal(
+      exampleCall([echo, mining], 'http://127.0.0.1:3000/mcp', false),
+      'npm run call -- start_mining --difficulty 22 --blocks 3',
+    );
+    assert.equal(
+      exampleCall([mining], 'http://127.0.0.1:8080/mcp', true),
+      'MCP_TOKEN=<your token> npm run call -- start_mining --difficulty 22 --blocks 3 --url http://127.0.0.1:8080/mcp',
+    );
+    assert.equal(exampleCall([echo], 'http://127.0.0.1:3000/mcp', false), undefined);
+  });
+
   test('ports handed to the dev server are free and outside the range it picks its own ports from', async () => {
     const [ephemeralStart] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
       .trim()
@@ -103,20 +148,35 @@ describe('start configuration', () => {
 interface NpmStart {
   npm: ChildProcess;
   pid: number;
+  /** What it printed (from a terminal: without carriage returns). */
   output(): string;
   exited: Promise<[number | null, NodeJS.Signals | null]>;
   temporalPort: number;
   mcpPort: number;
   uiPort: number;
   /** Resolves once the gateway answers /readyz and the ready banner is out. */
-  ready(): Promise<void>;
+  ready(timeoutMs?: number): Promise<void>;
+  /** A Ctrl-C: typed on its terminal, else SIGINT to its process group. */
+  interrupt(): void;
 }
 
-/** `npm start` in its own process group, like a shell job: a SIGINT to the group is a Ctrl-C. */
-async function npmStart(dataDir: string): Promise<NpmStart> {
+interface NpmStartOptions {
+  /** The environment to start from (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Settings given on top (after the inherited gateway settings are cleared). */
+  set?: Record<string, string>;
+  /** Run it on a terminal of its own (util-linux `script`), as a person does. */
+  terminal?: boolean;
+}
+
+/**
+ * `npm start` in its own process group, like a shell job: a SIGINT to the group is a Ctrl-C. On a
+ * terminal, `script` gives it a pseudo-terminal, and a Ctrl-C is typed into it.
+ */
+async function npmStart(dataDir: string, options: NpmStartOptions = {}): Promise<NpmStart> {
   const [temporalPort, uiPort, mcpPort] = [await freePort(), await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...(options.env ?? process.env),
     MCP_DATA_DIR: dataDir,
     TEMPORAL_PORT: String(temporalPort),
     TEMPORAL_UI_PORT: String(uiPort),
@@ -128,10 +188,15 @@ async function npmStart(dataDir: string): Promise<NpmStart> {
   delete env.TEMPORAL_ADDRESS;
   delete env.WORKFLOW_BUNDLE_PATH;
   delete env.MCP_AUTH_TOKENS;
-  const npm = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  delete env.MCP_TOOLS_FILE;
+  delete env.LOG_FORMAT;
+  Object.assign(env, options.set);
+  const npm = options.terminal
+    ? spawn('script', ['-qfec', 'npm start', '/dev/null'], { cwd: ROOT, env, detached: true })
+    : spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const collect = (chunk: Buffer) => {
-    output += chunk.toString();
+    output += chunk.toString().replaceAll('\r', '');
   };
   npm.stdout?.on('data', collect);
   npm.stderr?.on('data', collect);
@@ -144,19 +209,23 @@ async function npmStart(dataDir: string): Promise<NpmStart> {
     temporalPort,
     mcpPort,
     uiPort,
-    async ready() {
+    async ready(timeoutMs = 120_000) {
       await eventually(
         async () => {
           if (npm.exitCode !== null || npm.signalCode !== null) throw new Error('npm start exited early');
           const response = await fetch(`http://127.0.0.1:${mcpPort}/readyz`);
           return response.ok && output.includes('Press Ctrl-C') ? true : undefined;
         },
-        120_000,
+        timeoutMs,
         'npm start to be ready',
         250,
       ).catch((err) => {
         throw new Error(`${(err as Error).message}\n--- npm start output ---\n${output}`);
       });
+    },
+    interrupt() {
+      if (options.terminal) npm.stdin?.write('\x03');
+      else process.kill(-(npm.pid as number), 'SIGINT');
     },
   };
 }
@@ -266,10 +335,25 @@ describe('npm start', () => {
     );
   });
 
-  test('restarts on the same data folder; when a child dies, stops the rest and exits non-zero', async () => {
-    const run = await npmStart(dataDir);
+  test('restarts on the same data folder with a catalog file; when a child dies, stops the rest and exits non-zero', async () => {
+    const run = await npmStart(dataDir, { set: { MCP_TOOLS_FILE: 'catalog/tools.yaml' } });
     runs.push(run);
     await run.ready();
+    assert.match(
+      run.output(),
+      new RegExp(`^start +\\| {3}Catalog +${join(ROOT, 'catalog/tools.yaml')}$`, 'm'),
+    );
+    assert.match(
+      run.output(),
+      /^start +\| {3}Tools +mine_chain +\(with get_mine_chain_result, cancel_mine_chain, respond_to_mine_chain\)$/m,
+    );
+    assert.match(
+      run.output(),
+      new RegExp(
+        `^start +\\| {3}npm run call -- mine_chain --difficulty 22 --blocks 3 --url http://127\\.0\\.0\\.1:${run.mcpPort}/mcp$`,
+        'm',
+      ),
+    );
     const tree = descendants(run.pid);
     const worker = tree.find((info) => /worker\/main\.ts/.test(info.cmd));
     assert.ok(worker, tree.map((info) => info.cmd).join('\n'));
@@ -279,5 +363,154 @@ describe('npm start', () => {
     assert.equal(code, 1, run.output());
     assert.match(run.output(), /stopping \(the worker exited with SIGKILL\)/);
     assert.deepEqual(stillRunning([run.pid, ...tree.map((info) => info.pid)]), [], run.output());
+  });
+});
+
+/** `go env` as JSON, or undefined without Go. */
+function goEnv(): Record<string, string> | undefined {
+  const result = spawnSync('go', ['env', '-json'], { encoding: 'utf8', timeout: 30_000 });
+  return result.status === 0 ? (JSON.parse(result.stdout) as Record<string, string>) : undefined;
+}
+
+/**
+ * This environment as on a machine that has Go but no Temporal CLI: a throwaway HOME, GOPATH and
+ * GOBIN (empty), no TEMPORAL_CLI_PATH, no folder on PATH holding a `temporal`; Go's module and build
+ * caches and proxy settings are kept, so the build takes seconds rather than minutes.
+ */
+function withoutTemporalCli(go: Record<string, string>, home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    GOPATH: join(home, 'go'),
+    GOBIN: join(home, 'bin'),
+  };
+  delete env.TEMPORAL_CLI_PATH;
+  const kept = [
+    'GOMODCACHE',
+    'GOCACHE',
+    'GOPROXY',
+    'GONOPROXY',
+    'GOSUMDB',
+    'GONOSUMDB',
+    'GOPRIVATE',
+    'GOFLAGS',
+    'GOTOOLCHAIN',
+  ];
+  for (const name of kept) if (go[name]) env[name] = go[name];
+  const withoutCli = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => dir && !existsSync(join(dir, 'temporal')));
+  env.PATH = [join(go.GOROOT as string, 'bin'), ...withoutCli].join(delimiter);
+  return env;
+}
+
+const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[\\d+m`, 'g');
+
+describe('npm start on a first run', () => {
+  const go = goEnv();
+  const hasScript = /util-linux/.test(spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout ?? '');
+  const home = mkdtempSync(join(tmpdir(), 'mcp-gw-first-run-'));
+  let run: NpmStart | undefined;
+  after(() => {
+    if (run && run.npm.exitCode === null && run.npm.signalCode === null) {
+      for (const info of descendants(run.pid)) {
+        try {
+          process.kill(info.pid, 'SIGKILL');
+        } catch {}
+      }
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  test('without the Temporal CLI: installs it, gets ready, prints what to try, logs readable lines on the terminal', {
+    skip: (!go && 'Go is not installed') || (!hasScript && 'no util-linux script for a terminal'),
+  }, async () => {
+    const env = withoutTemporalCli(go as Record<string, string>, home);
+    const cli = join(home, 'bin', 'temporal');
+    assert.equal(findTemporalCli(env), undefined, 'no Temporal CLI to be found before the run');
+    const started = Date.now();
+    const current = await npmStart(join(home, 'data'), { env, terminal: true });
+    run = current;
+    await current.ready(600_000);
+    const readyMs = Date.now() - started;
+    const plain = () => current.output().replace(ANSI_COLOUR, '');
+
+    // The installer said what it does and how long a first build takes, then where the CLI went.
+    const version = TEMPORAL_CLI_VERSION.replaceAll('.', '\\.');
+    assert.match(
+      plain(),
+      new RegExp(`^install +\\| The Temporal CLI v${version} .* is not installed: building it with Go$`, 'm'),
+    );
+    assert.match(plain(), /^install +\| The first build .* takes a few minutes/m);
+    assert.match(
+      plain(),
+      new RegExp(`^install +\\| Built the Temporal CLI v${version} in \\d+ s: ${cli}$`, 'm'),
+    );
+    assert.match(
+      plain(),
+      new RegExp(
+        `Temporal +127\\.0\\.0\\.1:${current.temporalPort} \\(Temporal CLI dev server \\(${cli}\\)\\)`,
+      ),
+    );
+
+    // The banner: endpoint, Web UI, catalog, tools, a call to try.
+    const endpoint = `http://127.0.0.1:${current.mcpPort}/mcp`;
+    assert.match(plain(), new RegExp(`^start +\\| {3}MCP endpoint +${endpoint}$`, 'm'));
+    assert.match(
+      plain(),
+      new RegExp(`^start +\\| {3}Temporal Web UI +http://localhost:${current.uiPort}$`, 'm'),
+    );
+    assert.match(plain(), /^start +\| {3}Catalog +built-in/m);
+    assert.match(
+      plain(),
+      /^start +\| {3}Tools +start_mining +\(with get_mining_result, cancel_mining, respond_to_mining\)$/m,
+    );
+    const example = /^start +\| Try it.*\nstart +\| {3}(npm run call -- .*)$/m.exec(plain())?.[1];
+    assert.equal(example, `npm run call -- start_mining --difficulty 22 --blocks 3 --url ${endpoint}`);
+
+    // The example works as printed.
+    const [command, ...args] = (example as string).split(' ');
+    const call = spawn(command as string, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let answer = '';
+    call.stdout.on('data', (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+    call.stderr.resume();
+    const [callCode] = (await once(call, 'exit')) as [number | null];
+    assert.equal(callCode, 0, answer);
+    assert.equal(JSON.parse(answer.slice(answer.indexOf('{'))).status, 'completed', answer);
+
+    // On a terminal the gateway's lines are for people: one per request, with colours.
+    await eventually(
+      async () => (/tools\/call start_mining mine-/.test(plain()) ? true : undefined),
+      10_000,
+      "the gateway's tools/call line",
+      50,
+    );
+    assert.match(
+      plain(),
+      /^gateway +\| \d\d:\d\d:\d\d\.\d{3} INFO: tools\/call start_mining mine-\S+ \u2192 (inline|task) \d+ ms$/m,
+    );
+    assert.ok(current.output().includes(`INFO${String.fromCharCode(27)}[39m: `), 'colours on a terminal');
+    assert.doesNotMatch(plain(), /^gateway +\| \{"level"/m, 'no JSON lines on a terminal');
+
+    // `npm test` runs the same installer: it now finds this CLI at once, and so do the tests.
+    const again = spawnSync('bash', ['scripts/install-temporal-cli.sh'], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(again.stdout.trim(), cli, again.stderr);
+    assert.equal(again.stderr, '');
+    assert.equal(findTemporalCli(env), cli);
+
+    const tree = descendants(current.pid);
+    current.interrupt();
+    const [code] = await current.exited;
+    assert.ok(code === 0 || code === 130, `npm start ended with code ${code}:\n${current.output()}`);
+    assert.deepEqual(stillRunning([current.pid, ...tree.map((info) => info.pid)]), [], current.output());
+    assert.match(plain(), /^start +\| stopped$/m);
+    console.log(`npm start without the Temporal CLI: installed it and was ready in ${readyMs} ms`);
   });
 });
