@@ -37,6 +37,8 @@ COPY --from=build /app/dist/workflow-bundle.js ./dist/workflow-bundle.js
 COPY --from=build /app/dist/native ./dist/native
 COPY --from=build /app/dist/gateway.mjs ./dist/gateway.mjs
 ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js
+# Logs are JSON lines for the log collector, even when the container runs with a terminal (-t).
+ENV LOG_FORMAT=json
 # The files stay root-owned and read-only to the process.
 USER node
 EXPOSE 3000

@@ -6,11 +6,14 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { gatewayConfig } from '../gateway/config.ts';
+import { loadCatalogFile } from '../gateway/mcp/catalog.ts';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { SEARCH_ATTRIBUTES } from '../lib/dev-server.ts';
 import { TEMPORAL_CLI_VERSION } from '../lib/temporal-cli.ts';
 import { DEFAULT_TASK_QUEUE } from '../lib/temporal-env.ts';
 import { DEFAULT_BUNDLE_PATH } from '../worker/options.ts';
+import { MINE_CHAIN_WORKFLOW } from '../workflows/contract.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -64,6 +67,25 @@ function flagValue(args: string[], flag: string): string | undefined {
 }
 
 const DURATION = /^\d+(ms|s|m)$/;
+
+/** Compose's interpolation of `${NAME}`, `${NAME:-default}` and `${NAME:?message}` with `env`. */
+function interpolate(text: string, env: Record<string, string>): string {
+  return text.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_, name: string, kind?: string, rest?: string) => {
+    const value = env[name];
+    if (value) return value;
+    if (kind === '?') throw new Error(`compose refuses to start: ${rest}`);
+    return kind === '-' ? (rest ?? '') : '';
+  });
+}
+
+/** A short-syntax bind mount, "source:target[:mode]", as compose reads it with `env`. */
+function bindMount(
+  spec: string,
+  env: Record<string, string>,
+): { source: string; target: string; mode?: string } {
+  const [source, target, mode] = interpolate(spec, env).split(':');
+  return { source: source as string, target: target as string, ...(mode ? { mode } : {}) };
+}
 
 // ---- Dockerfile ---------------------------------------------------------------------------------
 
@@ -388,6 +410,68 @@ describe('docker-compose.yml', () => {
       }
     }
     for (const name of ['gateway', 'worker']) assert.ok(service(name).depends_on?.temporal, name);
+  });
+
+  test('gateway: serves a catalog file from a host folder when MCP_TOOLS_FILE names one, the built-in one otherwise', () => {
+    const gateway = service('gateway');
+    const mounts = gateway.volumes ?? [];
+    assert.equal(mounts.length, 1, JSON.stringify(mounts));
+    const spec = mounts[0] as string;
+    assert.match(spec, /^\$\{MCP_CATALOG_DIR:-[^}]+\}:/, 'the host folder comes from MCP_CATALOG_DIR');
+
+    // Nothing set: the default folder (in the repository) is mounted read-only, the built-in catalog served.
+    const byDefault = bindMount(spec, {});
+    assert.equal(byDefault.mode, 'ro');
+    assert.ok(
+      statSync(join(ROOT, byDefault.source)).isDirectory(),
+      `${byDefault.source} is a folder of the repository`,
+    );
+    const unset = interpolate(gateway.environment?.MCP_TOOLS_FILE ?? '', {});
+    assert.equal(unset, '');
+    const builtIn = gatewayConfig({ MCP_TOOLS_FILE: unset });
+    assert.equal(builtIn.toolsFile, undefined);
+    assert.deepEqual(
+      builtIn.tools.map((tool) => tool.name),
+      ['start_mining'],
+    );
+
+    // A folder of one's own: mounted where MCP_TOOLS_FILE, as the container sees it, points.
+    const own = { MCP_CATALOG_DIR: '/home/me/tools', MCP_TOOLS_FILE: '/catalog/mine.yaml' };
+    const mount = bindMount(spec, own);
+    assert.equal(mount.source, '/home/me/tools');
+    const file = interpolate(gateway.environment?.MCP_TOOLS_FILE ?? '', own);
+    assert.equal(file, '/catalog/mine.yaml');
+    assert.ok(file.startsWith(`${mount.target}/`), `${file} lies in the mounted folder ${mount.target}`);
+  });
+
+  test("gateway: the default catalog folder's example serves workflows the compose workers run", () => {
+    const gateway = service('gateway');
+    const mount = bindMount((gateway.volumes ?? [])[0] as string, {});
+    // The README's compose section names it as the container sees it.
+    const readme = read('README.md');
+    const section = readme.slice(readme.indexOf('## Run with Docker Compose'));
+    const named = /MCP_TOOLS_FILE=(\S+) docker compose up/.exec(
+      section.slice(0, section.indexOf('\n## ')),
+    )?.[1];
+    assert.ok(
+      named?.startsWith(`${mount.target}/`),
+      `README: MCP_TOOLS_FILE=${named} lies in ${mount.target}`,
+    );
+    const onHost = join(ROOT, mount.source, (named as string).slice(mount.target.length + 1));
+    const workerQueue = service('worker').environment?.TEMPORAL_TASK_QUEUE as string;
+    const tools = loadCatalogFile(onHost, { taskQueue: workerQueue, waitBudgetMs: 1_000 });
+    assert.ok(tools.length > 0);
+    for (const tool of tools) {
+      assert.equal(tool.taskQueue, workerQueue, `${tool.name}: the workers' task queue`);
+      assert.equal(tool.workflow, MINE_CHAIN_WORKFLOW, `${tool.name}: a workflow the workers run`);
+    }
+  });
+
+  test('the app containers log JSON lines: the image says so and compose does not say otherwise', () => {
+    const env = inStage(finalStage, 'ENV').map((e) => e.args);
+    assert.ok(env.includes('LOG_FORMAT=json'), env.join('\n'));
+    for (const name of ['gateway', 'worker'])
+      assert.equal(service(name).environment?.LOG_FORMAT, undefined, name);
   });
 
   test('the app containers run an init process so signals reach node and children are reaped', () => {
