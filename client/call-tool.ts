@@ -2,6 +2,7 @@
 // (Tasks extension) or a start/poll handle.
 import { type DriveOptions, driveTask } from './drive.ts';
 import { handleOf, pollPort, viewOfHandle } from './poll-port.ts';
+import { pushedPort } from './push-port.ts';
 import type { Rpc } from './rpc.ts';
 import type { TaskPort } from './task-view.ts';
 import { tasksPort } from './tasks-port.ts';
@@ -28,7 +29,7 @@ export async function callTool(
         options.onView?.({ status: 'working', message, fraction: { progress, total } }),
     },
   );
-  const port = portOf(rpc, first);
+  const port = await followWithPush(rpc, portOf(rpc, first));
   if (!port) return { result: first };
   options.onTask?.(port);
   if (first.resultType !== 'task') {
@@ -36,6 +37,13 @@ export async function callTool(
     if (handle) options.onView?.(viewOfHandle(handle, first));
   }
   return { result: await driveTask(port, options), taskId: port.taskId };
+}
+
+/** A task port that takes pushed status when the server offers it (subscriptions/listen), else polls. */
+export async function followWithPush(rpc: Rpc, port: TaskPort | undefined): Promise<TaskPort | undefined> {
+  if (!port?.pushable || !rpc.listen) return port;
+  const stream = await rpc.listen([port.taskId]);
+  return stream?.honoured.includes(port.taskId) ? pushedPort(stream, port) : port;
 }
 
 /** The port to keep following a tool call's answer, or undefined when it is final. */

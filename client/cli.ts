@@ -1,9 +1,9 @@
 // `npm run call -- <tool> [--flag value ...]`: calls a tool on the gateway and follows it to the
 // end, in the Tasks flow (default) or the start/poll flow (--no-tasks), showing progress from the
-// first second of the call. `--resume <taskId>` picks a task up again after a restart; `--json`
-// prints JSON lines for scripts.
+// first second of the call, then by pushed task status where the server offers it (else polls).
+// `--resume <taskId>` picks a task up again after a restart; `--json` prints JSON lines for scripts.
 import { parseArgs } from 'node:util';
-import { callTool } from './call-tool.ts';
+import { callTool, followWithPush } from './call-tool.ts';
 import { driveTask } from './drive.ts';
 import { pollPort } from './poll-port.ts';
 import { createRpc } from './rpc.ts';
@@ -69,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (values.resume) {
       const port = tasks ? tasksPort(rpc, values.resume) : pollPort(rpc, values.resume);
-      result = await driveTask(port, drive);
+      result = await driveTask((await followWithPush(rpc, port)) ?? port, drive);
     } else {
       const outcome = await callTool(rpc, tool as string, toolArguments(values), {
         ...drive,

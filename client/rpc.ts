@@ -37,11 +37,20 @@ export interface CallOptions {
   onProgress?: (notice: ProgressNotice) => void;
 }
 
-export type Rpc = (
-  method: string,
-  params: Record<string, unknown>,
-  options?: CallOptions,
-) => Promise<Record<string, unknown>>;
+/** Pushed task status: the messages of a subscriptions/listen stream, one at a time. */
+export interface TaskStream {
+  /** The task ids the server agreed to push. */
+  honoured: string[];
+  /** The next message (a notifications/tasks, or the closing result); undefined once it ended. */
+  next(): Promise<Record<string, unknown> | undefined>;
+  close(): void;
+}
+
+export interface Rpc {
+  (method: string, params: Record<string, unknown>, options?: CallOptions): Promise<Record<string, unknown>>;
+  /** Opens a task subscription; undefined when the server does not push task status. */
+  listen?(taskIds: string[]): Promise<TaskStream | undefined>;
+}
 
 /** The header `Mcp-Name` names the tool of a tools/call and the task of a tasks/* request. */
 function nameOf(method: string, params: Record<string, unknown>): string | undefined {
@@ -55,7 +64,7 @@ export function createRpc(options: RpcOptions): Rpc {
   const clientInfo = options.clientInfo ?? { name: 'mcp-mining-cli', version: '0.1.0' };
   const capabilities = options.tasks === false ? {} : { extensions: { [TASKS_EXTENSION]: {} } };
   let nextId = 1;
-  return async (method, params, call = {}) => {
+  const rpc: Rpc = async (method, params, call = {}) => {
     const id = nextId++;
     const progressToken = call.onProgress ? `cli-${id}` : undefined;
     const body = {
@@ -114,6 +123,88 @@ export function createRpc(options: RpcOptions): Rpc {
       throw new RpcError(code, msg, data, response.status);
     }
     return message.result ?? {};
+  };
+  rpc.listen = async (taskIds) => {
+    const abort = new AbortController();
+    const id = nextId++;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': PROTOCOL_VERSION,
+      'mcp-method': 'subscriptions/listen',
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+    };
+    const body = {
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: {
+        notifications: { taskIds },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+          'io.modelcontextprotocol/clientInfo': clientInfo,
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      },
+    };
+    try {
+      const response = await doFetch(options.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: abort.signal,
+      });
+      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
+        await response.body?.cancel();
+        return undefined;
+      }
+      const messages = eventQueue(response.body);
+      const ack = (await messages.next()) as {
+        method?: string;
+        params?: { notifications?: { taskIds?: string[] } };
+      };
+      const honoured =
+        ack?.method === 'notifications/subscriptions/acknowledged'
+          ? ack.params?.notifications?.taskIds
+          : undefined;
+      if (!honoured || honoured.length === 0) {
+        abort.abort();
+        return undefined;
+      }
+      return { honoured, next: messages.next, close: () => abort.abort() };
+    } catch {
+      abort.abort();
+      return undefined;
+    }
+  };
+  return rpc;
+}
+
+/** The JSON messages of an SSE body, one per next() as they arrive; undefined once it ended. */
+function eventQueue(body: ReadableStream<Uint8Array>): {
+  next(): Promise<Record<string, unknown> | undefined>;
+} {
+  const queue: Record<string, unknown>[] = [];
+  let ended = false;
+  let wake = () => {};
+  (async () => {
+    try {
+      await readEvents(body, (event) => {
+        queue.push(event as Record<string, unknown>);
+        wake();
+      });
+    } catch {
+      // Aborted or cut: the stream is over.
+    } finally {
+      ended = true;
+      wake();
+    }
+  })();
+  return {
+    async next() {
+      while (queue.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));
+      return queue.shift();
+    },
   };
 }
 

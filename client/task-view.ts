@@ -21,6 +21,8 @@ export interface TaskView {
 /** The three things a client does to a running task, in either flow. */
 export interface TaskPort {
   readonly taskId: string;
+  /** A task of the Tasks extension, whose status a server may push. */
+  readonly pushable?: boolean;
   get(): Promise<TaskView>;
   answer(responses: Record<string, InputResponse>): Promise<void>;
   cancel(): Promise<void>;

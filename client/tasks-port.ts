@@ -6,6 +6,7 @@ import type { TaskPort, TaskView, ViewStatus } from './task-view.ts';
 export function tasksPort(rpc: Rpc, taskId: string): TaskPort {
   return {
     taskId,
+    pushable: true,
     async get() {
       return viewOfTask(await rpc('tasks/get', { taskId }));
     },

@@ -5,6 +5,7 @@ import { type AuthTokens, assertSafeBind, authTokensFromEnv } from './http/auth.
 import { type CatalogTool, loadCatalogFile } from './mcp/catalog.ts';
 import type { ApprovalPolicy } from './mcp/mining/approval-policy.ts';
 import { miningTool } from './mcp/mining/tool.ts';
+import type { SubscriptionLimits } from './mcp/task-subscriptions.ts';
 
 export interface GatewayConfig {
   host: string;
@@ -31,6 +32,8 @@ export interface GatewayConfig {
   pollMinIntervalMs: number;
   /** Largest request body accepted on /mcp (413 above it). */
   bodyLimitBytes: number;
+  /** Bounds of pushed task status (subscriptions/listen with taskIds). */
+  listen: SubscriptionLimits;
   temporal: TemporalEnv;
   /** The catalog file (MCP_TOOLS_FILE), or undefined for the built-in catalog. */
   toolsFile?: string;
@@ -51,6 +54,9 @@ export const DEFAULTS = {
   maxRunningTasks: 100,
   pollMinIntervalMs: 0,
   bodyLimitBytes: 64 * 1024,
+  listenMaxTasks: 100,
+  listenMaxStreams: 1_000,
+  listenKeepAliveMs: 15_000,
 } as const;
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -104,6 +110,11 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
       pollIntervalMs,
     ),
     bodyLimitBytes: integer(env, 'MCP_MAX_BODY_BYTES', DEFAULTS.bodyLimitBytes, 1024, 16 * 1024 * 1024),
+    listen: {
+      maxTasksPerStream: integer(env, 'MCP_LISTEN_MAX_TASKS', DEFAULTS.listenMaxTasks, 1, 10_000),
+      maxStreams: integer(env, 'MCP_LISTEN_MAX_STREAMS', DEFAULTS.listenMaxStreams, 1, 100_000),
+      keepAliveMs: DEFAULTS.listenKeepAliveMs,
+    },
     approval,
     temporal,
     ...(toolsFile ? { toolsFile } : {}),

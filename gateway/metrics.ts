@@ -1,7 +1,7 @@
 // The gateway's Prometheus metrics (prom-client): one registry, named functions to record what
 // happened. Call sites stay one line: `metrics.toolCall('start_mining', 'task')`,
 // `metrics.pollRateLimited()`. Served as text by GET /metrics (metrics-route.ts).
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export const registry = new Registry();
 // Process metrics under their usual names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...).
@@ -67,6 +67,18 @@ const pollsRateLimited = new Counter({
   registers: [registry],
 });
 
+const taskWatches = new Gauge({
+  name: 'mcp_gateway_task_watches',
+  help: 'Open long polls on Temporal for pushed task status (one per subscribed running task)',
+  registers: [registry],
+});
+
+const taskSubscriptions = new Gauge({
+  name: 'mcp_gateway_task_subscriptions',
+  help: 'Open subscriptions/listen streams carrying task notifications',
+  registers: [registry],
+});
+
 const started = () => process.hrtime.bigint();
 const secondsSince = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
@@ -81,6 +93,22 @@ export const metrics = {
 
   waitObserved(seconds: number, outcome: WaitOutcome): void {
     waitSeconds.observe({ outcome }, seconds);
+  },
+
+  /** Counts an open Temporal long poll for a pushed task; the returned function closes it. */
+  watchOpened(): () => void {
+    return countOpen(taskWatches);
+  },
+
+  /** Counts an open task subscription stream; the returned function closes it. */
+  subscriptionOpened(): () => void {
+    return countOpen(taskSubscriptions);
+  },
+
+  /** Open task watches and subscription streams right now. */
+  async openTaskStreams(): Promise<{ watches: number; subscriptions: number }> {
+    const value = async (gauge: Gauge) => (await gauge.get()).values[0]?.value ?? 0;
+    return { watches: await value(taskWatches), subscriptions: await value(taskSubscriptions) };
   },
 
   /** Counts one poll refused by the rate limiter. */
@@ -115,6 +143,16 @@ export const metrics = {
     return () => secondsSince(start);
   },
 };
+
+/** Increments the gauge; the returned function decrements it once. */
+function countOpen(gauge: Gauge): () => void {
+  gauge.inc();
+  let open = true;
+  return () => {
+    if (open) gauge.dec();
+    open = false;
+  };
+}
 
 /** The registry in Prometheus text exposition format. */
 export async function renderMetrics(): Promise<{ contentType: string; body: string }> {

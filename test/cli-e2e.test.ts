@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
 import type { TestGateway } from './support/gateway-server.ts';
 import { rpcResult } from './support/mcp-http.ts';
+import { delta, scrape } from './support/metrics-scrape.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -58,6 +59,7 @@ after(async () => {
 
 describe('npm run call', () => {
   test('Tasks flow: progress lines, the approval prompt answered on stdin, the published chain', async () => {
+    const before = await scrape(gateway.origin);
     const run = await runCli(
       ['start_mining', '--difficulty', String(slowDifficulty), '--blocks', '6', '--require-approval'],
       'y\nfrom the terminal\n',
@@ -71,6 +73,17 @@ describe('npm run call', () => {
     assert.equal(result.result.blocks.length, 6);
     assert.equal(result.result.publication.status, 'published');
     assert.equal(result.result.publication.approvedNote, 'from the terminal');
+    // It followed the task by push: no tasks/get poll at all.
+    const after = await scrape(gateway.origin);
+    const gets = delta(before, after, 'mcp_gateway_task_requests_total', {
+      method: 'tasks/get',
+      outcome: 'ok',
+    });
+    assert.equal(gets, 0);
+    assert.equal(
+      delta(before, after, 'mcp_gateway_task_requests_total', { method: 'tasks/update', outcome: 'ok' }),
+      1,
+    );
   });
 
   test('start/poll flow (--no-tasks): a declined approval exits 1 with the reason', async () => {

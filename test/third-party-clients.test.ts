@@ -24,7 +24,7 @@ const TASKS = 'io.modelcontextprotocol/tasks';
 const TOOLS = ['cancel_mining', 'get_mining_result', 'respond_to_mining', 'start_mining'];
 const KEY = 'approve-publish-1';
 /** Short, so slow jobs of a few seconds show the long-call paths. */
-const WAIT_BUDGET_MS = 1_000;
+const WAIT_BUDGET_MS = 500;
 const POLL_INTERVAL_MS = 500;
 /** What the clients are told to wait between polls: the interval, exactly. */
 const POLL_AFTER_SECONDS = POLL_INTERVAL_MS / 1000;

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { GatewayConfig } from '../config.ts';
 import { Catalog } from '../mcp/catalog.ts';
 import { McpServers } from '../mcp/server.ts';
+import { TaskSubscriptions } from '../mcp/task-subscriptions.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
 import { healthRoutes } from './health.ts';
 import { bindTaskFromBody, childLoggerFactory, loggerOptions } from './logging.ts';
@@ -33,6 +34,12 @@ export function buildApp(config: GatewayConfig, deps: AppDeps): FastifyInstance 
       backend: deps.backend,
       catalog,
       timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
+    }),
+    subscriptions: new TaskSubscriptions({
+      backend: deps.backend,
+      catalog,
+      timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
+      limits: config.listen,
     }),
     isPollTool: (name) => catalog.isPollTool(name),
     authTokens: config.authTokens,

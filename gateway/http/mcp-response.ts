@@ -45,6 +45,27 @@ export async function serveMcpRequest(
   authInfo: AuthInfo,
   onError?: (error: Error) => void,
 ): Promise<void> {
+  await writeResponse(
+    res,
+    async (signal) => {
+      const request = await toWebRequest(req, parsedBody, { signal });
+      return handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+    },
+    parsedBody,
+    onError,
+  );
+}
+
+/**
+ * Writes the web Response `produce` makes onto the Node.js response. `signal` aborts when the
+ * client goes away before the answer is complete.
+ */
+export async function writeResponse(
+  res: ServerResponse,
+  produce: (signal: AbortSignal) => Promise<Response>,
+  parsedBody: unknown,
+  onError?: (error: Error) => void,
+): Promise<void> {
   let answered = false;
   const gone = new AbortController();
   res.on('close', () => {
@@ -52,11 +73,7 @@ export async function serveMcpRequest(
   });
   let response: Response;
   try {
-    const request = await toWebRequest(req, parsedBody, { signal: gone.signal });
-    response = await handler.fetch(request, {
-      authInfo,
-      ...(parsedBody === undefined ? {} : { parsedBody }),
-    });
+    response = await produce(gone.signal);
   } catch (err) {
     onError?.(err instanceof Error ? err : new Error(String(err)));
     response = Response.json(errorBody(requestId(parsedBody), INTERNAL_ERROR, 'Internal error'), {

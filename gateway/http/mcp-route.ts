@@ -3,15 +3,18 @@
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync } from 'fastify';
 import type { McpServers } from '../mcp/server.ts';
+import { listensForTasks, type TaskSubscriptions } from '../mcp/task-subscriptions.ts';
 import { type AuthTokens, bearerAuth } from './auth.ts';
 import { mcpRequestErrorHandler, PollRateLimiter, pollRateLimit } from './limits.ts';
 import { withRequestLog } from './logging.ts';
-import { serveMcpRequest } from './mcp-response.ts';
+import { serveMcpRequest, writeResponse } from './mcp-response.ts';
 import { authInfoFor, callerFrom, principalOf } from './principal.ts';
 import { missingStandardHeaders } from './standard-headers.ts';
 
 export interface McpRouteOptions {
   servers: McpServers;
+  /** Pushed task status: subscriptions/listen asking for taskIds (the SDK serves every other listen). */
+  subscriptions: TaskSubscriptions;
   /** Which tool calls are polls (the poll rate limit applies to them and to tasks/get). */
   isPollTool: (name: string) => boolean;
   onError?: (error: Error) => void;
@@ -44,8 +47,16 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
     Object.assign(request.raw.headers, missingStandardHeaders(request.raw.headers, request.body));
     reply.hijack();
     const auth = authInfoFor(principalOf(request.raw));
+    const body = request.body;
     await withRequestLog(request, reply, () =>
-      serveMcpRequest(handler, request.raw, reply.raw, request.body, auth, options.onError),
+      listensForTasks(body)
+        ? writeResponse(
+            reply.raw,
+            (signal) => options.subscriptions.serve(body, callerFrom(auth), signal),
+            body,
+            options.onError,
+          )
+        : serveMcpRequest(handler, request.raw, reply.raw, body, auth, options.onError),
     );
   });
 };

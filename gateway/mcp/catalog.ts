@@ -239,6 +239,17 @@ export class Catalog {
     return this.byName.get(name);
   }
 
+  /** The tool that started a run; a tool since gone from the catalog reads generically. */
+  toolOfRun(name: string): CatalogTool {
+    return (
+      this.byName.get(name) ??
+      catalogTool(
+        { name, description: name, workflow: name, inputSchema: { type: 'object' } },
+        { taskQueue: '', waitBudgetMs: 0 },
+      )
+    );
+  }
+
   toolOfIdPrefix(prefix: string | undefined): CatalogTool | undefined {
     return prefix === undefined ? undefined : this.byPrefix.get(prefix);
   }

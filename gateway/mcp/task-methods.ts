@@ -7,7 +7,7 @@ import type { Caller, TemporalBackend } from '../temporal/backend.ts';
 import { taskIdPrefix } from '../temporal/task-id.ts';
 import { observeTaskRequest } from './call-observer.ts';
 import { declaresTasksExtension } from './capabilities.ts';
-import { type Catalog, type CatalogTool, catalogTool } from './catalog.ts';
+import type { Catalog } from './catalog.ts';
 import { inputResponsesSchema, taskIdParams } from './companion-schemas.ts';
 import { invalidParams, missingTasksCapability, taskNotFound, toProtocolError } from './json-rpc-errors.ts';
 import { emptyAck, getTaskResult, type TaskTiming } from './task-mapping.ts';
@@ -22,14 +22,6 @@ export interface TaskMethodsDeps {
 // Params are checked inside the handler, after the capability check, so a client without the
 // extension always learns that first.
 const anyParams = z.looseObject({});
-
-/** A run whose tool left the catalog still reads, with the generic presentation. */
-function formerTool(name: string): CatalogTool {
-  return catalogTool(
-    { name, description: name, workflow: name, inputSchema: { type: 'object' } },
-    { taskQueue: '', waitBudgetMs: 0 },
-  );
-}
 
 export function registerTaskMethods(server: Server, deps: TaskMethodsDeps, caller: Caller): void {
   const { backend, catalog, timing } = deps;
@@ -61,7 +53,7 @@ export function registerTaskMethods(server: Server, deps: TaskMethodsDeps, calle
     const progressQuery = catalog.toolOfIdPrefix(taskIdPrefix(taskId))?.progressQuery;
     const view = await backend.view(taskId, caller, { progressQuery });
     if (!view) throw taskNotFound();
-    return getTaskResult(view, catalog.tool(view.tool) ?? formerTool(view.tool), timing);
+    return getTaskResult(view, catalog.toolOfRun(view.tool), timing);
   });
 
   serve('tasks/cancel', async (params) => {

@@ -248,6 +248,28 @@ export class TemporalBackend {
   }
 
   /**
+   * Resolves with the run's outcome the moment it closes (one long poll, no timer), or undefined
+   * when `signal` aborts first. The watch is counted while it is open.
+   */
+  async closed(workflowId: string, signal: AbortSignal): Promise<ExecutionState | undefined> {
+    if (signal.aborted) return undefined;
+    const done = metrics.watchOpened();
+    try {
+      const result = await this.client.withAbortSignal(signal, () =>
+        this.client.workflow.getHandle(workflowId).result(),
+      );
+      return completedState(result);
+    } catch (err) {
+      const state = stateFromResultError(err);
+      if (state) return state;
+      if (signal.aborted) return undefined;
+      throw err;
+    } finally {
+      done();
+    }
+  }
+
+  /**
    * The run as the caller may see it; undefined when unknown, expired or another caller's.
    * `progressQuery` names the tool's progress query; without it a running run has no progress.
    */
