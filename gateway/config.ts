@@ -2,6 +2,7 @@
 // advertised. Temporal's own settings (address, namespace, task queue, TLS) come from temporalEnv().
 import { type TemporalEnv, temporalEnv } from '../lib/temporal-env.ts';
 import { type AuthTokens, assertSafeBind, authTokensFromEnv } from './http/auth.ts';
+import { type OAuthSettings, oauthSettingsFromEnv } from './http/oauth-settings.ts';
 import { type CatalogTool, loadCatalogFile } from './mcp/catalog.ts';
 import type { ApprovalPolicy } from './mcp/mining/approval-policy.ts';
 import { miningTool } from './mcp/mining/tool.ts';
@@ -26,6 +27,8 @@ export interface GatewayConfig {
   approval: ApprovalPolicy;
   /** principal → bearer token (MCP_AUTH_TOKENS / MCP_AUTH_TOKENS_FILE); empty: no auth, loopback only. */
   authTokens: AuthTokens;
+  /** OAuth access tokens from an identity provider (MCP_OAUTH_*), beside the static tokens. */
+  oauth?: OAuthSettings;
   /** Running tasks one principal may have at once; 0: no cap. */
   maxRunningTasks: number;
   /** Polls of one task closer together than this are refused (429); 0: no poll rate limit. */
@@ -69,11 +72,12 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
-/** Throws (naming the variable) on a bad value, and refuses a non-loopback host without tokens. */
+/** Throws (naming the variable) on a bad value, and refuses a non-loopback host without authentication. */
 export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const host = env.MCP_HOST?.trim() || DEFAULTS.host;
   const authTokens = authTokensFromEnv(env);
-  assertSafeBind(host, authTokens);
+  const oauth = oauthSettingsFromEnv(env);
+  assertSafeBind(host, authTokens, oauth !== undefined);
   const pollIntervalMs = integer(env, 'MCP_POLL_INTERVAL_MS', DEFAULTS.pollIntervalMs, 100, 10 * 60_000);
   const waitBudgetMs = integer(env, 'MCP_WAIT_BUDGET_MS', DEFAULTS.waitBudgetMs, 0, 10 * 60_000);
   const temporal = temporalEnv(env);
@@ -100,6 +104,7 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
     temporalTimeoutMs: integer(env, 'MCP_TEMPORAL_TIMEOUT_MS', DEFAULTS.temporalTimeoutMs, 500, 120_000),
     readyTimeoutMs: integer(env, 'MCP_READY_TIMEOUT_MS', DEFAULTS.readyTimeoutMs, 100, 60_000),
     authTokens,
+    ...(oauth ? { oauth } : {}),
     maxRunningTasks: integer(env, 'MCP_MAX_RUNNING_TASKS', DEFAULTS.maxRunningTasks, 0, 1_000_000),
     // At most the advertised interval: a client that follows pollIntervalMs is never refused.
     pollMinIntervalMs: integer(

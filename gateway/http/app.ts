@@ -11,6 +11,9 @@ import { bindTaskFromBody, childLoggerFactory, loggerOptions } from './logging.t
 import { isLoopback, loopbackHostnames } from './loopback.ts';
 import { mcpRoute } from './mcp-route.ts';
 import { metricsRoute } from './metrics-route.ts';
+import { OAuthResourceServer } from './oauth.ts';
+import { protectedResourceRoutes } from './protected-resource.ts';
+import { ToolScopes } from './tool-scopes.ts';
 
 export interface AppDeps {
   backend: TemporalBackend;
@@ -29,6 +32,19 @@ export function buildApp(config: GatewayConfig, deps: AppDeps): FastifyInstance 
   app.register(healthRoutes, { backend: deps.backend, readyTimeoutMs: config.readyTimeoutMs });
   app.register(metricsRoute);
   const catalog = new Catalog(config.tools);
+  const oauth = config.oauth ? new OAuthResourceServer(config.oauth) : undefined;
+  const toolScopes = new ToolScopes(config.tools, config.oauth?.requiredScopes ?? []);
+  if (oauth) {
+    app.register(protectedResourceRoutes, { oauth, scopesSupported: toolScopes.supported });
+    // Discovery and keys ahead of the first request; a failure is retried on the requests.
+    app.addHook('onReady', async () => {
+      const { issuer, audience } = oauth.settings;
+      oauth.verifier.warmUp().then(
+        () => app.log.info(`gateway: OAuth access tokens from ${issuer} for ${audience}`),
+        (err) => app.log.warn(`gateway: OAuth issuer ${issuer} not usable yet: ${(err as Error).message}`),
+      );
+    });
+  }
   app.register(mcpRoute, {
     servers: new McpServers({
       backend: deps.backend,
@@ -43,6 +59,7 @@ export function buildApp(config: GatewayConfig, deps: AppDeps): FastifyInstance 
     }),
     isPollTool: (name) => catalog.isPollTool(name),
     authTokens: config.authTokens,
+    ...(oauth ? { oauth, toolScopes } : {}),
     bodyLimitBytes: config.bodyLimitBytes,
     pollMinIntervalMs: config.pollMinIntervalMs,
     onError: (error) => app.log.warn({ err: error }, 'mcp request error'),

@@ -1,13 +1,15 @@
 // Bearer-token authentication: each configured principal has a token; a request to /mcp must carry
 // one of them (`Authorization: Bearer <token>`) or it is answered 401 with WWW-Authenticate.
-// Tokens are compared in constant time. Without tokens every caller is the local anonymous
-// principal, and the gateway refuses to listen anywhere but on loopback.
+// Tokens are compared in constant time. With OAuth configured (oauth.ts), a token that is not a
+// static one is checked as an access token of the identity provider instead. Without either, every
+// caller is the local anonymous principal, and the gateway refuses to listen anywhere but on loopback.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, UNAUTHORIZED } from '../mcp/json-rpc-errors.ts';
 import { isLoopback } from './loopback.ts';
+import { type Identity, isRefusal, type OAuthResourceServer, type Refusal } from './oauth.ts';
 
 /** principal → token. Empty: authentication is off (loopback only). */
 export type AuthTokens = ReadonlyMap<string, string>;
@@ -67,12 +69,12 @@ export function authTokensFromEnv(env: NodeJS.ProcessEnv): Map<string, string> {
   return new Map();
 }
 
-/** Startup check: without tokens the gateway may only listen on loopback. */
-export function assertSafeBind(host: string, tokens: AuthTokens): void {
-  if (tokens.size === 0 && !isLoopback(host)) {
+/** Startup check: without tokens or OAuth the gateway may only listen on loopback. */
+export function assertSafeBind(host: string, tokens: AuthTokens, oauth = false): void {
+  if (tokens.size === 0 && !oauth && !isLoopback(host)) {
     throw new Error(
       `refusing to listen on ${host} without authentication: set MCP_AUTH_TOKENS (principal:token pairs) ` +
-        'or MCP_AUTH_TOKENS_FILE, or bind to 127.0.0.1',
+        'or MCP_AUTH_TOKENS_FILE, or MCP_OAUTH_ISSUER and MCP_OAUTH_AUDIENCE, or bind to 127.0.0.1',
     );
   }
 }
@@ -92,11 +94,17 @@ export function principalForToken(tokens: AuthTokens, presented: string): string
   return found;
 }
 
-const PRINCIPAL = Symbol('mcp.principal');
+const IDENTITY = Symbol('mcp.identity');
+type WithIdentity = IncomingMessage & { [IDENTITY]?: Identity };
+
+/** Who the auth hook found a request to be from, if anyone. */
+export function authenticatedIdentity(request: IncomingMessage): Identity | undefined {
+  return (request as WithIdentity)[IDENTITY];
+}
 
 /** The principal the auth hook attached to a request, if any. */
 export function authenticatedPrincipal(request: IncomingMessage): string | undefined {
-  return (request as IncomingMessage & { [PRINCIPAL]?: string })[PRINCIPAL];
+  return authenticatedIdentity(request)?.principal;
 }
 
 function refuse(reply: FastifyReply, error: 'invalid_request' | 'invalid_token', message: string) {
@@ -111,14 +119,38 @@ function refuse(reply: FastifyReply, error: 'invalid_request' | 'invalid_token',
     .send(errorBody(null, UNAUTHORIZED, `Unauthorized: ${message}`));
 }
 
-/** onRequest hook for /mcp: attaches the caller's principal, or answers 401. */
-export function bearerAuth(tokens: AuthTokens) {
+export function sendRefusal(reply: FastifyReply, refusal: Refusal) {
+  return reply
+    .code(refusal.status)
+    .headers(refusal.headers)
+    .header('content-type', 'application/json')
+    .send(refusal.body);
+}
+
+/**
+ * onRequest hook for /mcp: attaches the caller's identity, or answers 401 (403 for a token without a
+ * scope the gateway requires; 503 when the identity provider cannot be asked). A static token is
+ * its principal; any other token, with OAuth configured, is checked as an access token.
+ */
+export function bearerAuth(tokens: AuthTokens, oauth?: OAuthResourceServer) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization;
-    if (!header) return refuse(reply, 'invalid_request', 'a bearer token is required');
+    if (!header) {
+      return oauth
+        ? sendRefusal(reply, oauth.missingToken())
+        : refuse(reply, 'invalid_request', 'a bearer token is required');
+    }
     const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
-    const principal = match?.[1] ? principalForToken(tokens, match[1]) : undefined;
-    if (!principal) return refuse(reply, 'invalid_token', 'the bearer token is not valid');
-    (request.raw as IncomingMessage & { [PRINCIPAL]?: string })[PRINCIPAL] = principal;
+    const presented = match?.[1];
+    const principal = presented && tokens.size > 0 ? principalForToken(tokens, presented) : undefined;
+    let identity: Identity | undefined = principal ? { principal } : undefined;
+    if (!identity && oauth) {
+      if (!presented) return sendRefusal(reply, oauth.invalidToken('expected "Bearer <token>"'));
+      const outcome = await oauth.authenticate(presented);
+      if (isRefusal(outcome)) return sendRefusal(reply, outcome);
+      identity = outcome;
+    }
+    if (!identity) return refuse(reply, 'invalid_token', 'the bearer token is not valid');
+    (request.raw as WithIdentity)[IDENTITY] = identity;
   };
 }

@@ -4,12 +4,14 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync } from 'fastify';
 import type { McpServers } from '../mcp/server.ts';
 import { listensForTasks, type TaskSubscriptions } from '../mcp/task-subscriptions.ts';
-import { type AuthTokens, bearerAuth } from './auth.ts';
+import { type AuthTokens, authenticatedIdentity, bearerAuth } from './auth.ts';
 import { mcpRequestErrorHandler, PollRateLimiter, pollRateLimit } from './limits.ts';
 import { withRequestLog } from './logging.ts';
 import { serveMcpRequest, writeResponse } from './mcp-response.ts';
+import type { OAuthResourceServer } from './oauth.ts';
 import { authInfoFor, callerFrom, principalOf } from './principal.ts';
 import { missingStandardHeaders } from './standard-headers.ts';
+import { type ToolScopes, toolScopeCheck } from './tool-scopes.ts';
 
 export interface McpRouteOptions {
   servers: McpServers;
@@ -20,6 +22,10 @@ export interface McpRouteOptions {
   onError?: (error: Error) => void;
   /** principal → bearer token; absent or empty: no authentication (loopback only). */
   authTokens?: AuthTokens;
+  /** OAuth access tokens of an identity provider, beside the static tokens; absent: none. */
+  oauth?: OAuthResourceServer;
+  /** Scopes per catalog tool (checked for OAuth tokens only). */
+  toolScopes?: ToolScopes;
   /** Largest request body (413 above it); Fastify's default when absent. */
   bodyLimitBytes?: number;
   /** Polls of one task closer together than this are refused with 429; 0 or absent: off. */
@@ -32,8 +38,11 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
   });
   app.addHook('onClose', async () => handler.close());
   // Hooks of this plugin apply to /mcp only: /healthz and /readyz stay open for probes.
-  if (options.authTokens && options.authTokens.size > 0)
-    app.addHook('onRequest', bearerAuth(options.authTokens));
+  const tokens = options.authTokens ?? new Map<string, string>();
+  if (tokens.size > 0 || options.oauth) app.addHook('onRequest', bearerAuth(tokens, options.oauth));
+  if (options.oauth && options.toolScopes && !options.toolScopes.empty) {
+    app.addHook('preHandler', toolScopeCheck(options.toolScopes, options.oauth, authenticatedIdentity));
+  }
   const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
   app.setErrorHandler(mcpRequestErrorHandler(bodyLimit));
   if (options.pollMinIntervalMs) {

@@ -1,6 +1,8 @@
-// Who is calling: the principal whose bearer token the request carried (auth.ts), or, when no
-// tokens are configured (loopback only), the same local principal for everyone. The principal rides
-// on the request as the SDK's authInfo so each per-request server is bound to it.
+// Who is calling: the principal whose static bearer token the request carried, or the principal
+// claim (`sub`) of its OAuth access token (auth.ts), or, when no authentication is configured
+// (loopback only), the same local principal for everyone. The principal rides on the request as the
+// SDK's authInfo so each per-request server is bound to it. Tasks are keyed by the principal alone,
+// so a refreshed token with the same subject reaches the same tasks.
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Caller } from '../temporal/backend.ts';

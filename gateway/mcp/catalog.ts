@@ -35,6 +35,8 @@ export interface CatalogTool {
   companions: Companions;
   /** Task ids of this tool start with `<idPrefix>-`. */
   idPrefix: string;
+  /** OAuth scopes a token needs to call the tool, its companions and tasks/* on its tasks. */
+  scopes?: string[];
   presentation: Presentation;
   /** The inputSchema, compiled. */
   validateArguments: ValidateFunction;
@@ -46,6 +48,8 @@ export interface CatalogDefaults {
 }
 
 const TOOL_NAME = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$';
+/** An OAuth scope token (RFC 6749 §3.3): visible ASCII but space, `"` and `\`. */
+export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const nonEmpty = { type: 'string', minLength: 1, maxLength: 1000 };
 
 /** The shape of a catalog file. */
@@ -74,6 +78,12 @@ const CATALOG_FILE_SCHEMA: JsonSchema = {
           idempotencyKeyArgument: nonEmpty,
           progressQuery: nonEmpty,
           inputSignal: nonEmpty,
+          scopes: {
+            type: 'array',
+            minItems: 1,
+            uniqueItems: true,
+            items: { type: 'string', pattern: SCOPE_TOKEN.source },
+          },
           companions: {
             type: 'object',
             additionalProperties: false,
@@ -158,6 +168,7 @@ export function catalogTool(
       ...(raw.inputSignal ? { respond: raw.companions?.respond ?? generic.respond } : {}),
     },
     idPrefix: raw.idPrefix ?? name,
+    ...(raw.scopes ? { scopes: raw.scopes } : {}),
     presentation: raw.presentation ?? genericPresentation,
     validateArguments,
   };

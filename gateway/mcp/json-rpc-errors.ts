@@ -13,6 +13,8 @@ export const MISSING_REQUIRED_CLIENT_CAPABILITY = ProtocolErrorCode.MissingRequi
 export const LIMIT_EXCEEDED = -32000;
 /** Body of a 401 (no MCP-defined code exists for it). */
 export const UNAUTHORIZED = -32001;
+/** Body of a 403 `insufficient_scope`: the token is good but lacks a scope the request needs. */
+export const FORBIDDEN = -32003;
 
 const TASK_NOT_FOUND_MESSAGE = 'Failed to retrieve task: Task not found';
 
@@ -74,6 +76,16 @@ export function toProtocolError(err: unknown): ProtocolError {
   }
   const message = err instanceof Error ? err.message : String(err);
   return new ProtocolError(INTERNAL_ERROR, `Internal error: ${message}`);
+}
+
+/** HTTP 503 body: the token could not be checked because the authorization server did not answer. */
+export function authorizationServerUnavailable(reason: string) {
+  return errorBody(
+    null,
+    INTERNAL_ERROR,
+    `The access token could not be checked: ${reason}; try again shortly`,
+    { reason: 'authorization_server_unavailable' },
+  );
 }
 
 /** A JSON-RPC error object for a response written by hand (HTTP-level refusals). */

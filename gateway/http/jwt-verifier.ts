@@ -1,0 +1,279 @@
+// JWT access tokens from one authorization server, checked with `jose`: the issuer's discovery
+// document names its key set (jwks_uri); keys are cached and fetched again when a token names a key
+// not seen yet (rotation without a restart), at most once per cooldown. Only asymmetric signatures
+// are accepted. An authorization server that cannot be reached is AuthorizationServerUnavailable
+// within the HTTP deadline, never a hang, and is not asked again for a short while.
+import {
+  type AuthInfo,
+  OAuthError,
+  OAuthErrorCode,
+  type OAuthTokenVerifier,
+} from '@modelcontextprotocol/server';
+import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from 'jose';
+import { isLoopback } from './loopback.ts';
+import type { OAuthSettings } from './oauth-settings.ts';
+
+/** RSA, RSA-PSS, ECDSA and EdDSA signatures; never `none` nor an HMAC (HS*). */
+export const ACCEPTED_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
+
+/** A principal from a token: visible ASCII but `"` and `\`, at most 255 characters. */
+export const OAUTH_PRINCIPAL = /^[\x21\x23-\x5b\x5d-\x7e]{1,255}$/;
+
+/** After a failed request to the authorization server, how long before it is asked again (at most). */
+const FAILURE_BACKOFF_MS = 5_000;
+
+/** The authorization server's discovery document or keys could not be had: not the token's fault. */
+export class AuthorizationServerUnavailable extends Error {
+  override name = 'AuthorizationServerUnavailable';
+}
+
+/**
+ * Where the discovery document of `issuer` may be: RFC 8414's oauth-authorization-server, then
+ * OpenID Connect's openid-configuration (both forms of it for an issuer with a path).
+ */
+export function discoveryUrls(issuer: string): URL[] {
+  const url = new URL(issuer);
+  const path = url.pathname.replace(/\/+$/, '');
+  const at = (wellKnown: string) => new URL(wellKnown, url.origin);
+  if (path === '') {
+    return [at('/.well-known/oauth-authorization-server'), at('/.well-known/openid-configuration')];
+  }
+  return [
+    at(`/.well-known/oauth-authorization-server${path}`),
+    at(`/.well-known/openid-configuration${path}`),
+    at(`${path}/.well-known/openid-configuration`),
+  ];
+}
+
+function parsedUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a request to the authorization server failed, in a few words. */
+function failureReason(err: unknown, timeoutMs: number): string {
+  const error = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (error?.name === 'TimeoutError' || error?.name === 'AbortError' || error instanceof errors.JWKSTimeout)
+    return `no answer within ${timeoutMs} ms`;
+  return error?.cause?.code ?? error?.cause?.message ?? error?.message ?? String(err);
+}
+
+/** The scopes a token grants: `scope` (space-separated), or `scp` (a list or a string). */
+export function tokenScopes(payload: JWTPayload): string[] {
+  const raw = payload.scope ?? payload.scp;
+  const scopes = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
+  return scopes.filter((scope): scope is string => typeof scope === 'string' && scope !== '');
+}
+
+/** A jose verification failure → why the token is refused (`invalid_token`). */
+function refusal(err: InstanceType<typeof errors.JOSEError>, issuer: string): OAuthError {
+  const invalid = (description: string) => new OAuthError(OAuthErrorCode.InvalidToken, description);
+  if (err instanceof errors.JWTExpired) return invalid('the token has expired');
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    if (err.claim === 'nbf') return invalid('the token is not valid yet (nbf)');
+    if (err.claim === 'iss') return invalid(`the token was not issued by ${issuer}`);
+    if (err.claim === 'aud') return invalid('the token was not issued for this resource (aud)');
+    return invalid(`the token's "${err.claim}" claim is not acceptable: ${err.reason}`);
+  }
+  if (err instanceof errors.JOSEAlgNotAllowed)
+    return invalid('the token is not signed with an accepted algorithm (asymmetric signatures only)');
+  if (err instanceof errors.JWSSignatureVerificationFailed)
+    return invalid("the token's signature is not valid");
+  if (err instanceof errors.JWKSNoMatchingKey)
+    return invalid("the token's signing key (kid) is not one the authorization server publishes");
+  if (err instanceof errors.JWKSMultipleMatchingKeys)
+    return invalid('the token names no key (kid) and several keys could have signed it');
+  if (err instanceof errors.JWSInvalid || err instanceof errors.JWTInvalid)
+    return invalid('the token is not a well-formed JWT');
+  return invalid(`the token is not valid (${err.code})`);
+}
+
+type KeySet = ReturnType<typeof createRemoteJWKSet>;
+
+export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
+  private keys: Promise<KeySet> | undefined;
+  private lastFailure: AuthorizationServerUnavailable | undefined;
+  private retryAt = 0;
+  private readonly failureBackoffMs: number;
+
+  constructor(
+    private readonly settings: OAuthSettings,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {
+    this.failureBackoffMs = Math.min(FAILURE_BACKOFF_MS, settings.jwksCooldownMs);
+  }
+
+  /**
+   * The token's AuthInfo: `extra.principal` is the principal claim's value; `expiresAt` is the
+   * last second this gateway accepts it (`exp` plus the allowed clock skew). Throws an OAuthError
+   * (`invalid_token`) for a token that is not good, AuthorizationServerUnavailable when it could
+   * not be checked.
+   */
+  async verifyAccessToken(token: string): Promise<AuthInfo> {
+    const { issuer, audience, clockSkewMs, principalClaim } = this.settings;
+    const keys = await this.keySet();
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer,
+        audience,
+        algorithms: ACCEPTED_ALGORITHMS,
+        clockTolerance: clockSkewMs / 1000,
+        requiredClaims: ['exp'],
+      }));
+    } catch (err) {
+      throw this.classify(err);
+    }
+    const principal = payload[principalClaim];
+    if (typeof principal !== 'string' || !OAUTH_PRINCIPAL.test(principal)) {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidToken,
+        principal === undefined
+          ? `the token has no "${principalClaim}" claim`
+          : `the token's "${principalClaim}" claim is not a usable principal (visible ASCII but " and \\, at most 255 characters)`,
+      );
+    }
+    const clientId = payload.client_id ?? payload.azp;
+    return {
+      token,
+      clientId: typeof clientId === 'string' ? clientId : '',
+      scopes: tokenScopes(payload),
+      expiresAt: (payload.exp as number) + clockSkewMs / 1000,
+      resource: new URL(audience),
+      extra: { principal },
+    };
+  }
+
+  /** Reads the discovery document and the keys ahead of the first request. */
+  async warmUp(): Promise<void> {
+    const keys = await this.keySet();
+    if (!keys.fresh) {
+      try {
+        await keys.reload();
+      } catch (err) {
+        throw this.classify(err);
+      }
+    }
+  }
+
+  /** The remote key set, once the discovery document has named it. */
+  private keySet(): Promise<KeySet> {
+    if (this.keys) return this.keys;
+    this.throwWhileBackingOff();
+    const keys = this.discover().then((jwksUri) =>
+      createRemoteJWKSet(jwksUri, {
+        timeoutDuration: this.settings.httpTimeoutMs,
+        cooldownDuration: this.settings.jwksCooldownMs,
+        [customFetch]: this.fetchKeys,
+      }),
+    );
+    this.keys = keys;
+    keys.catch((err) => {
+      this.keys = undefined;
+      this.failed(err);
+    });
+    return keys;
+  }
+
+  private async discover(): Promise<URL> {
+    const { issuer, httpTimeoutMs } = this.settings;
+    const tried: string[] = [];
+    for (const url of discoveryUrls(issuer)) {
+      let document: { issuer?: unknown; jwks_uri?: unknown };
+      try {
+        const response = await this.fetchImpl(url, {
+          headers: { accept: 'application/json' },
+          signal: AbortSignal.timeout(httpTimeoutMs),
+        });
+        if (response.status !== 200) {
+          await response.body?.cancel();
+          tried.push(`${url.pathname} (HTTP ${response.status})`);
+          continue;
+        }
+        document = (await response.json()) as typeof document;
+      } catch (err) {
+        throw new AuthorizationServerUnavailable(
+          `the discovery document ${url} could not be read: ${failureReason(err, httpTimeoutMs)}`,
+        );
+      }
+      if (document?.issuer !== issuer) {
+        throw new AuthorizationServerUnavailable(
+          `${url} names the issuer ${JSON.stringify(document?.issuer)}; MCP_OAUTH_ISSUER must be exactly that`,
+        );
+      }
+      const jwksUri = typeof document.jwks_uri === 'string' ? parsedUrl(document.jwks_uri) : undefined;
+      if (!jwksUri || !(jwksUri.protocol === 'https:' || isLoopback(jwksUri.hostname))) {
+        throw new AuthorizationServerUnavailable(`${url} names no usable https jwks_uri`);
+      }
+      return jwksUri;
+    }
+    throw new AuthorizationServerUnavailable(
+      `no discovery document for ${issuer} (tried ${tried.join(', ')})`,
+    );
+  }
+
+  /** jose's fetch of the key set: refused at once while backing off, failures remembered. */
+  private readonly fetchKeys = async (url: string, init: RequestInit): Promise<Response> => {
+    this.throwWhileBackingOff();
+    try {
+      const response = await this.fetchImpl(url, init);
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        throw new AuthorizationServerUnavailable(`the key set ${url} answered HTTP ${response.status}`);
+      }
+      return response;
+    } catch (err) {
+      throw this.failed(
+        err instanceof AuthorizationServerUnavailable
+          ? err
+          : new AuthorizationServerUnavailable(
+              `the key set ${url} could not be fetched: ${failureReason(err, this.settings.httpTimeoutMs)}`,
+            ),
+      );
+    }
+  };
+
+  private classify(err: unknown): unknown {
+    if (err instanceof AuthorizationServerUnavailable) return err;
+    if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) {
+      return this.failed(
+        new AuthorizationServerUnavailable(
+          `the key set could not be read: ${err instanceof errors.JWKSTimeout ? failureReason(err, this.settings.httpTimeoutMs) : 'not a JSON Web Key Set'}`,
+        ),
+      );
+    }
+    if (err instanceof errors.JOSEError && err.code === 'ERR_JOSE_GENERIC') {
+      // jose's own words for a key set it could not parse.
+      return this.failed(new AuthorizationServerUnavailable(`the key set could not be read: ${err.message}`));
+    }
+    if (err instanceof errors.JOSEError) return refusal(err, this.settings.issuer);
+    return err;
+  }
+
+  private failed(err: unknown): unknown {
+    if (err instanceof AuthorizationServerUnavailable) {
+      this.lastFailure = err;
+      this.retryAt = Date.now() + this.failureBackoffMs;
+    }
+    return err;
+  }
+
+  private throwWhileBackingOff(): void {
+    if (this.lastFailure && Date.now() < this.retryAt) throw this.lastFailure;
+  }
+}

@@ -1,0 +1,209 @@
+// The OAuth pieces that need no server: the settings and their refusals, the bind check, the
+// catalog's `scopes`, where discovery looks and what it accepts, the scopes a token grants, the
+// per-tool scope check and the exact challenges.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { gatewayConfig } from '../gateway/config.ts';
+import { discoveryUrls, JwtAccessTokenVerifier, tokenScopes } from '../gateway/http/jwt-verifier.ts';
+import { OAuthResourceServer } from '../gateway/http/oauth.ts';
+import { OAUTH_DEFAULTS, type OAuthSettings, oauthSettingsFromEnv } from '../gateway/http/oauth-settings.ts';
+import { ToolScopes } from '../gateway/http/tool-scopes.ts';
+import { catalogTool, loadCatalogFile } from '../gateway/mcp/catalog.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'oauth-units-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const ISSUER = 'https://login.example.com/tenant-1';
+const AUDIENCE = 'https://mcp.example.com/mcp';
+const base = { MCP_OAUTH_ISSUER: ISSUER, MCP_OAUTH_AUDIENCE: AUDIENCE };
+
+const settings = (extra: Partial<OAuthSettings> = {}): OAuthSettings => ({
+  ...(oauthSettingsFromEnv(base) as OAuthSettings),
+  ...extra,
+});
+
+describe('settings', () => {
+  test('unset: no OAuth; set: the defaults filled in', () => {
+    assert.equal(oauthSettingsFromEnv({}), undefined);
+    assert.deepEqual(
+      oauthSettingsFromEnv({ ...base, MCP_OAUTH_REQUIRED_SCOPES: 'mcp:tools, mcp:read mcp:tools' }),
+      {
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        requiredScopes: ['mcp:tools', 'mcp:read'],
+        ...OAUTH_DEFAULTS,
+      },
+    );
+  });
+
+  test('half a configuration, an insecure or malformed URL, a bad scope: refused, naming the variable', () => {
+    for (const [env, problem] of [
+      [{ MCP_OAUTH_ISSUER: ISSUER }, /MCP_OAUTH_AUDIENCE .* must be set/],
+      [{ MCP_OAUTH_AUDIENCE: AUDIENCE }, /MCP_OAUTH_ISSUER must be set/],
+      [{ MCP_OAUTH_REQUIRED_SCOPES: 'mcp:tools' }, /MCP_OAUTH_REQUIRED_SCOPES is set but MCP_OAUTH_ISSUER/],
+      [{ ...base, MCP_OAUTH_ISSUER: 'http://login.example.com' }, /MCP_OAUTH_ISSUER must be an https URL/],
+      [{ ...base, MCP_OAUTH_AUDIENCE: 'mcp-gateway' }, /MCP_OAUTH_AUDIENCE must be an absolute URL/],
+      [{ ...base, MCP_OAUTH_AUDIENCE: `${AUDIENCE}#x` }, /no query or fragment/],
+      [{ ...base, MCP_OAUTH_REQUIRED_SCOPES: 'mcp:"tools"' }, /not a valid OAuth scope/],
+      [{ ...base, MCP_OAUTH_PRINCIPAL_CLAIM: 'a claim' }, /MCP_OAUTH_PRINCIPAL_CLAIM/],
+      [
+        { ...base, MCP_OAUTH_CLOCK_SKEW_MS: '600000' },
+        /MCP_OAUTH_CLOCK_SKEW_MS must be an integer from 0 to 300000/,
+      ],
+    ] as const) {
+      assert.throws(() => oauthSettingsFromEnv(env), problem, JSON.stringify(env));
+    }
+    // Plain http is fine on loopback (local identity providers, tests).
+    assert.ok(
+      oauthSettingsFromEnv({ MCP_OAUTH_ISSUER: 'http://127.0.0.1:8080', MCP_OAUTH_AUDIENCE: AUDIENCE }),
+    );
+  });
+
+  test('OAuth alone is authentication enough for a non-loopback bind', () => {
+    assert.throws(() => gatewayConfig({ MCP_HOST: '0.0.0.0' }), /MCP_OAUTH_ISSUER and MCP_OAUTH_AUDIENCE/);
+    assert.equal(gatewayConfig({ MCP_HOST: '0.0.0.0', ...base }).oauth?.issuer, ISSUER);
+  });
+});
+
+describe('catalog scopes', () => {
+  const write = (tools: unknown[]) => {
+    const path = join(dir, `c-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(path, JSON.stringify({ tools }));
+    return path;
+  };
+  const entry = (extra: Record<string, unknown> = {}) => ({
+    name: 'start_report',
+    description: 'Builds a report.',
+    workflow: 'buildReport',
+    inputSchema: { type: 'object' },
+    ...extra,
+  });
+  const defaults = { taskQueue: 'q', waitBudgetMs: 1_000 };
+
+  test('an entry may name the scopes it needs; none by default', () => {
+    const [scoped, open] = loadCatalogFile(
+      write([entry({ scopes: ['reports:write'] }), entry({ name: 'other' })]),
+      defaults,
+    );
+    assert.deepEqual(scoped?.scopes, ['reports:write']);
+    assert.equal(open?.scopes, undefined);
+  });
+
+  test('a bad scope list stops the start, naming the entry and the field', () => {
+    for (const scopes of [[], ['two words'], 'reports:write', ['a', 'a']]) {
+      assert.throws(
+        () => loadCatalogFile(write([entry({ scopes })]), defaults),
+        /tools\[0\] \(start_report\): scopes/,
+        JSON.stringify(scopes),
+      );
+    }
+  });
+
+  test('each scoped tool, its companions and tasks of its id prefix need the gateway scopes and its own', async () => {
+    const defaults2 = { taskQueue: 'q', waitBudgetMs: 1_000 };
+    const scoped = catalogTool(
+      { ...entry({ scopes: ['reports:write'] }), inputSignal: 'input' } as never,
+      defaults2,
+    );
+    const open = catalogTool(entry({ name: 'lookup' }) as never, defaults2);
+    const scopes = new ToolScopes([scoped, open], ['mcp:tools']);
+    assert.deepEqual(scopes.supported, ['mcp:tools', 'reports:write']);
+    const reader = { principal: 'alice', scopes: ['mcp:tools'] };
+    const writer = { principal: 'alice', scopes: ['mcp:tools', 'reports:write'] };
+    const call = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name } });
+    for (const name of ['start_report', 'get_report_result', 'cancel_report', 'respond_to_report']) {
+      assert.deepEqual(await scopes.missing(call(name), reader), ['mcp:tools', 'reports:write'], name);
+      assert.equal(await scopes.missing(call(name), writer), undefined, name);
+    }
+    assert.equal(await scopes.missing(call('lookup'), reader), undefined);
+    const task = (taskId: string) => ({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId } });
+    assert.deepEqual(await scopes.missing(task(`start_report-${'A'.repeat(32)}`), reader), [
+      'mcp:tools',
+      'reports:write',
+    ]);
+    assert.equal(await scopes.missing(task(`lookup-${'A'.repeat(32)}`), reader), undefined);
+    // A static token (no scopes) may use every tool.
+    assert.equal(await scopes.missing(call('start_report'), { principal: 'ops' }), undefined);
+  });
+});
+
+describe('discovery', () => {
+  test('RFC 8414 first, then OpenID Connect; both forms for an issuer with a path', () => {
+    assert.deepEqual(discoveryUrls('https://as.example.com').map(String), [
+      'https://as.example.com/.well-known/oauth-authorization-server',
+      'https://as.example.com/.well-known/openid-configuration',
+    ]);
+    assert.deepEqual(discoveryUrls(`${ISSUER}/`).map(String), [
+      'https://login.example.com/.well-known/oauth-authorization-server/tenant-1',
+      'https://login.example.com/.well-known/openid-configuration/tenant-1',
+      'https://login.example.com/tenant-1/.well-known/openid-configuration',
+    ]);
+  });
+
+  /** A fetch that serves `documents` by URL and 404 for anything else, recording what it was asked. */
+  function fakeFetch(documents: Record<string, unknown>) {
+    const asked: string[] = [];
+    const fetchImpl = (async (input: string | URL) => {
+      asked.push(String(input));
+      const document = documents[String(input)];
+      return document === undefined ? new Response('no', { status: 404 }) : Response.json(document);
+    }) as typeof fetch;
+    return { asked, fetchImpl };
+  }
+
+  test('falls through a 404 to the next document; an issuer that differs is a clear error', async () => {
+    const oidc = 'https://login.example.com/tenant-1/.well-known/openid-configuration';
+    const jwks = 'https://login.example.com/tenant-1/keys';
+    const good = fakeFetch({ [oidc]: { issuer: ISSUER, jwks_uri: jwks }, [jwks]: { keys: [] } });
+    await new JwtAccessTokenVerifier(settings(), good.fetchImpl).warmUp();
+    assert.deepEqual(good.asked, [...discoveryUrls(ISSUER).map(String), jwks]);
+
+    const other = fakeFetch({ [oidc]: { issuer: `${ISSUER}/`, jwks_uri: jwks } });
+    await assert.rejects(
+      new JwtAccessTokenVerifier(settings(), other.fetchImpl).warmUp(),
+      /names the issuer "https:\/\/login\.example\.com\/tenant-1\/"; MCP_OAUTH_ISSUER must be exactly that/,
+    );
+    const none = fakeFetch({});
+    await assert.rejects(
+      new JwtAccessTokenVerifier(settings(), none.fetchImpl).warmUp(),
+      /no discovery document for https:\/\/login\.example\.com\/tenant-1 \(tried .*HTTP 404/,
+    );
+  });
+});
+
+describe('tokens and challenges', () => {
+  test('scopes from `scope` (space-separated) or `scp` (a list)', () => {
+    assert.deepEqual(tokenScopes({ scope: 'a b  c' }), ['a', 'b', 'c']);
+    assert.deepEqual(tokenScopes({ scp: ['a', 'b', 7] }), ['a', 'b']);
+    assert.deepEqual(tokenScopes({}), []);
+  });
+
+  test('the challenges: realm, metadata URL, scope; quotes in a description escaped', () => {
+    const plain = new OAuthResourceServer(settings());
+    assert.equal(plain.metadataUrl, 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp');
+    assert.equal(
+      plain.missingToken().headers['www-authenticate'],
+      'Bearer realm="mcp", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"',
+    );
+    const invalid = plain.invalidToken('the token\'s "exp" claim is not acceptable');
+    assert.equal(invalid.status, 401);
+    assert.equal(
+      invalid.headers['www-authenticate'],
+      'Bearer realm="mcp", error="invalid_token", error_description="the token\'s \\"exp\\" claim is not acceptable", ' +
+        'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"',
+    );
+    const scoped = new OAuthResourceServer(settings({ requiredScopes: ['mcp:tools'] }));
+    assert.match(scoped.missingToken().headers['www-authenticate'] ?? '', /, scope="mcp:tools"$/);
+    const forbidden = scoped.insufficientScope(['mcp:tools', 'reports:write'], 'needs more', 4);
+    assert.equal(forbidden.status, 403);
+    assert.match(
+      forbidden.headers['www-authenticate'] ?? '',
+      /error="insufficient_scope".*scope="mcp:tools reports:write"/,
+    );
+    assert.equal(forbidden.body.id, 4);
+    assert.equal(forbidden.body.error.code, -32003);
+  });
+});
