@@ -63,7 +63,7 @@ export function startTool(runs: ToolRuns): ToolDefinition {
           workflowId,
           tool: tool.name,
           createdAt: started.createdAt,
-          lastUpdatedAt: new Date(),
+          lastUpdatedAt: started.createdAt,
           arguments: args,
           state: { status: 'running' },
         };

@@ -46,6 +46,8 @@ export type CreateTaskResult = TaskBase & {
   resultType: 'task';
   /** For clients that drop the task fields they do not know: the task id and how to follow it. */
   content: [{ type: 'text'; text: string }];
+  /** The same as start/poll JSON, so a client that checks the tool's outputSchema accepts it. */
+  structuredContent: Record<string, unknown>;
 };
 
 function base(view: ExecutionView, status: TaskStatus, tool: PollTool, timing: TaskTiming): TaskBase {
@@ -125,7 +127,8 @@ export function createTaskResult(view: ExecutionView, tool: PollTool, timing: Ta
     `in the background. Follow it with tasks/get (taskId "${id}"), every ${secondsText(pollAfterSeconds(timing.pollIntervalMs))}. ` +
     `Without task support, call ${tool.companions.result} with workflow_id "${id}" instead. ` +
     `Do not call ${tool.name} again for this request.`;
-  return { ...task, resultType: 'task', content: [{ type: 'text', text }] };
+  const handle = startPollJson(view, tool, timing.pollIntervalMs) as unknown as Record<string, unknown>;
+  return { ...task, resultType: 'task', content: [{ type: 'text', text }], structuredContent: handle };
 }
 
 /** tasks/update and tasks/cancel acknowledge with an empty complete result. */

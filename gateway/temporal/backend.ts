@@ -63,6 +63,11 @@ export type WaitOutcome = { kind: 'closed'; state: ExecutionState } | { kind: 'r
 /** What the gateway stores in a run's memo. */
 export interface RunMemo {
   tool: string;
+  /**
+   * When the gateway started the run (ISO time): the task's createdAt, the same in the handle a
+   * start answers with and in every later view, with no describe needed for the handle.
+   */
+  createdAt?: string;
   arguments: Record<string, unknown>;
   principal: string;
   /** The MCP client and protocol revision that started the run. */
@@ -180,6 +185,7 @@ export class TemporalBackend {
     const createdAt = new Date();
     const memo: RunMemo = {
       tool: tool.name,
+      createdAt: createdAt.toISOString(),
       arguments: request.arguments,
       principal: caller.principal,
       ...(caller.origin ? { origin: caller.origin } : {}),
@@ -256,7 +262,11 @@ export class TemporalBackend {
     const done = metrics.watchOpened();
     try {
       const result = await this.client.withAbortSignal(signal, () =>
-        this.client.workflow.getHandle(workflowId).result(),
+        metrics.timeTemporal(
+          'result-wait',
+          () => this.client.workflow.getHandle(workflowId).result(),
+          signal,
+        ),
       );
       return completedState(result);
     } catch (err) {
@@ -287,6 +297,7 @@ export class TemporalBackend {
     const found = await this.describeOwned(workflowId, caller);
     if (!found) return undefined;
     const { handle, description, memo } = found;
+    const createdAt = memo.createdAt ? new Date(memo.createdAt) : description.startTime;
     const running = description.status.name === 'RUNNING';
     const state: ExecutionState = !running
       ? await this.closedState(handle)
@@ -294,8 +305,9 @@ export class TemporalBackend {
     return {
       workflowId,
       tool: memo.tool,
-      createdAt: description.startTime,
-      lastUpdatedAt: lastUpdate(description),
+      createdAt,
+      // Never before the creation time the start's own answer gave.
+      lastUpdatedAt: new Date(Math.max(createdAt.getTime(), lastUpdate(description).getTime())),
       arguments: memo.arguments ?? {},
       state,
     };

@@ -6,13 +6,13 @@ import type { JsonSchema } from '../json-schema.ts';
 
 const block = z.object({
   index: z.int(),
-  nonce: z.number(),
+  nonce: z.int(),
   hash: z.string(),
   previousHash: z.string(),
-  hashesTried: z.number(),
-  ms: z.number(),
+  hashesTried: z.int(),
+  ms: z.int(),
   attempt: z.int(),
-  startNonce: z.number(),
+  startNonce: z.int(),
 });
 
 const publication = z.union([
@@ -30,8 +30,8 @@ const chainResult = z.object({
   data: z.string(),
   blocks: z.array(block),
   finalHash: z.string(),
-  totalHashesTried: z.number(),
-  totalMs: z.number(),
+  totalHashesTried: z.int(),
+  totalMs: z.int(),
   publication: publication.optional(),
 });
 
