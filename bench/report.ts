@@ -4,6 +4,7 @@ import type { CompletionNoticeResult } from './completion-notice.ts';
 import { type Machine, machineLine } from './machine.ts';
 import type { OverheadResult } from './overhead.ts';
 import type { SideResult } from './peer-side-by-side.ts';
+import type { PushResult } from './push.ts';
 import type { ScaleResult } from './scale.ts';
 import { type Distribution, ms, ratio } from './stats.ts';
 
@@ -14,6 +15,7 @@ export interface BenchResults {
   notice?: CompletionNoticeResult;
   peer?: { sides: SideResult[] } | { unavailable: string };
   scale?: ScaleResult[];
+  push?: PushResult;
   miner?: { output: string } | { unavailable: string };
   /** The load run's table (bench/load.ts). */
   load?: string;
@@ -77,6 +79,7 @@ function summaryRows(r: BenchResults): Row[] {
   } else if (r.peer) {
     rows.push(['tasks/get throughput vs fastmcp-tasks', 'not measured', 'side by side', r.peer.unavailable]);
   }
+  if (r.push) rows.push(...pushSummaryRows(r.push));
   for (const [i, scale] of (r.scale ?? []).entries()) {
     const errors = scale.phases.reduce((n, p) => n + p.errors, 0);
     const peak = Math.max(scale.rss.peakSampledMb, scale.rss.highWaterMb);
@@ -208,6 +211,58 @@ function scaleSection(s: ScaleResult): string {
   ].join('\n');
 }
 
+function pushSummaryRows(p: PushResult): Row[] {
+  const left = p.subscriptions.leftOpen;
+  return [
+    [
+      'completion notice by push (notification − close time), p99',
+      ms(p.push.p99),
+      '≤ 100 ms',
+      verdict(p.push.p99 <= 100),
+    ],
+    [`completion notice by polling every ${p.pollIntervalMs} ms, p99`, ms(p.poll.p99), 'side by side', '—'],
+    [
+      `${p.subscriptions.count} open subscriptions: gateway RSS`,
+      `${p.subscriptions.rssOpenMb.toFixed(0)} MB`,
+      'side by side',
+      '—',
+    ],
+    [
+      `${p.subscriptions.count} subscriptions closed: streams and long polls left open`,
+      left.watches + left.subscriptions,
+      '0',
+      verdict(left.watches + left.subscriptions === 0),
+    ],
+  ];
+}
+
+function pushSection(p: PushResult): string {
+  const s = p.subscriptions;
+  return [
+    '## 7. Push vs polling',
+    '',
+    'One gateway process (compiled, wait budget 0, so every call is a task), short chains (difficulty 14,',
+    '2 blocks) on the mining worker. Each round follows one task by push (`subscriptions/listen`) and one',
+    `by \`tasks/get\` at the advertised interval (${p.pollIntervalMs} ms), in rotating order. The notice is the`,
+    "arrival of the completed status minus the run's close time; Temporal calls are the gateway's own",
+    '(describe, query, result long poll), from its /metrics, per completed task.',
+    '',
+    table(LATENCY_HEADER, [
+      latencyRow('push: notifications/tasks completed − close time', p.push),
+      latencyRow(`poll: tasks/get every ${p.pollIntervalMs} ms, completed − close time`, p.poll),
+    ]),
+    '',
+    table(
+      ['', 'push', 'poll'],
+      [['Temporal calls per completed task', p.callsPerTask.push.toFixed(1), p.callsPerTask.poll.toFixed(1)]],
+    ),
+    '',
+    `Then ${s.count} subscriptions open at once on the parked gateway, one running task each: RSS`,
+    `${s.rssBeforeMb.toFixed(0)} MB before, ${s.rssOpenMb.toFixed(0)} MB with all open, ${s.rssAfterMb.toFixed(0)} MB`,
+    `after they closed; left open afterwards: ${s.leftOpen.subscriptions} streams, ${s.leftOpen.watches} Temporal long polls.`,
+  ].join('\n');
+}
+
 export function renderReport(r: BenchResults): string {
   const parts = [
     '# Benchmarks',
@@ -244,5 +299,6 @@ export function renderReport(r: BenchResults): string {
     parts.push('unavailable' in r.miner ? `Not run: ${r.miner.unavailable}` : r.miner.output.trim());
   }
   if (r.load) parts.push('', '## 6. Load', '', r.load);
+  if (r.push) parts.push('', pushSection(r.push));
   return `${parts.join('\n')}\n`;
 }

@@ -15,6 +15,7 @@ import { renderLoad, runLoad } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { runMinerStep } from './miner-step.ts';
 import { measureOverhead } from './overhead.ts';
+import { measurePush } from './push.ts';
 import { startPeer } from './peer/fastmcp-tasks-peer.ts';
 import { measureSideBySide } from './peer-side-by-side.ts';
 import { type BenchResults, renderReport } from './report.ts';
@@ -41,6 +42,8 @@ const settings = {
   peerConcurrency: 10,
   scaleTasks: QUICK ? 200 : 1000,
   scaleInFlight: 25,
+  pushRounds: QUICK ? 10 : 40,
+  pushSubscriptions: 200,
 };
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
@@ -131,6 +134,25 @@ try {
     log(`3/5 peer: not measured: ${peer.reason}`);
     results.peer = { unavailable: peer.reason };
   }
+  log(`push: ${settings.pushRounds} tasks each way, then ${settings.pushSubscriptions} open subscriptions`);
+  const pushGateway = started(
+    await startGatewayProcess({
+      temporalAddress: temporal.server.address,
+      taskQueue: MINING_QUEUE,
+      waitBudgetMs: 0,
+      nodeArgs: gatewayArgs,
+    }),
+  );
+  results.push = await measurePush({
+    url: pushGateway.url,
+    parkedUrl: taskGateway.url,
+    parkedGatewayPid: taskGateway.pid,
+    client: temporal.client,
+    rounds: settings.pushRounds,
+    subscriptions: settings.pushSubscriptions,
+    pollIntervalMs: 2_000,
+  });
+  await pushGateway.stop();
   await (taskGateway as BenchChild).stop();
 
   const variants = [
