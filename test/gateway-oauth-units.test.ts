@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { gatewayConfig } from '../gateway/config.ts';
 import { discoveryUrls, JwtAccessTokenVerifier, tokenScopes } from '../gateway/http/jwt-verifier.ts';
 import { OAuthResourceServer } from '../gateway/http/oauth.ts';
@@ -171,6 +172,40 @@ describe('discovery', () => {
       new JwtAccessTokenVerifier(settings(), none.fetchImpl).warmUp(),
       /no discovery document for https:\/\/login\.example\.com\/tenant-1 \(tried .*HTTP 404/,
     );
+  });
+});
+
+describe('verified tokens', () => {
+  test('remembered, but never past their expiry', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwks = 'https://login.example.com/keys';
+    const { fetchImpl } = (() => {
+      const documents: Record<string, unknown> = {
+        [discoveryUrls(ISSUER)[0]?.href as string]: { issuer: ISSUER, jwks_uri: jwks },
+      };
+      return {
+        fetchImpl: (async (input: string | URL) => {
+          if (String(input) === jwks) {
+            return Response.json({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' }] });
+          }
+          const document = documents[String(input)];
+          return document ? Response.json(document) : new Response('no', { status: 404 });
+        }) as typeof fetch,
+      };
+    })();
+    const verifier = new JwtAccessTokenVerifier(settings({ clockSkewMs: 0 }), fetchImpl);
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const token = await new SignJWT({ sub: 'alice', scope: 'mcp:tools' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime(exp)
+      .sign(privateKey);
+    const first = await verifier.verifyAccessToken(token);
+    assert.equal(first.extra?.principal, 'alice');
+    assert.deepEqual(await verifier.verifyAccessToken(token), first);
+    await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50));
+    await assert.rejects(verifier.verifyAccessToken(token), /the token has expired/);
   });
 });
 

@@ -2,7 +2,10 @@
 // document names its key set (jwks_uri); keys are cached and fetched again when a token names a key
 // not seen yet (rotation without a restart), at most once per cooldown. Only asymmetric signatures
 // are accepted. An authorization server that cannot be reached is AuthorizationServerUnavailable
-// within the HTTP deadline, never a hang, and is not asked again for a short while.
+// within the HTTP deadline, never a hang, and is not asked again for a short while. A token once
+// verified is remembered for a minute at most (never past its expiry): a client sends the same token
+// on every request, and the signature check is then paid about once a minute per token.
+import { createHash } from 'node:crypto';
 import {
   type AuthInfo,
   OAuthError,
@@ -31,8 +34,33 @@ export const ACCEPTED_ALGORITHMS = [
 /** A principal from a token: visible ASCII but `"` and `\`, at most 255 characters. */
 export const OAUTH_PRINCIPAL = /^[\x21\x23-\x5b\x5d-\x7e]{1,255}$/;
 
+/** How long fetched keys are trusted before they are fetched again (also when the fetch fails). */
+const KEYS_MAX_AGE_MS = 10 * 60_000;
+
 /** After a failed request to the authorization server, how long before it is asked again (at most). */
 const FAILURE_BACKOFF_MS = 5_000;
+
+/** How long a verified token is remembered (never past its expiry), and how many at most. */
+export const REMEMBER = { ms: 60_000, tokens: 10_000 };
+
+/** Verified tokens by their SHA-256, each until it must be checked again. */
+class VerifiedTokens {
+  private readonly entries = new Map<string, { info: Omit<AuthInfo, 'token'>; until: number }>();
+
+  get(key: string): Omit<AuthInfo, 'token'> | undefined {
+    const entry = this.entries.get(key);
+    if (entry && Date.now() < entry.until) return entry.info;
+    if (entry) this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, info: Omit<AuthInfo, 'token'>): void {
+    // The oldest entry goes first (a Map keeps insertion order).
+    if (this.entries.size >= REMEMBER.tokens) this.entries.delete(this.entries.keys().next().value as string);
+    const until = Math.min(Date.now() + REMEMBER.ms, (info.expiresAt ?? 0) * 1000);
+    this.entries.set(key, { info, until });
+  }
+}
 
 /** The authorization server's discovery document or keys could not be had: not the token's fault. */
 export class AuthorizationServerUnavailable extends Error {
@@ -107,6 +135,7 @@ type KeySet = ReturnType<typeof createRemoteJWKSet>;
 
 export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
   private keys: Promise<KeySet> | undefined;
+  private readonly verified = new VerifiedTokens();
   private lastFailure: AuthorizationServerUnavailable | undefined;
   private retryAt = 0;
   private readonly failureBackoffMs: number;
@@ -125,6 +154,16 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
    * not be checked.
    */
   async verifyAccessToken(token: string): Promise<AuthInfo> {
+    const key = createHash('sha256').update(token).digest('base64');
+    const remembered = this.verified.get(key);
+    if (remembered) return { ...remembered, token };
+    const info = await this.verify(token);
+    const { token: _token, ...rest } = info;
+    this.verified.set(key, rest);
+    return info;
+  }
+
+  private async verify(token: string): Promise<AuthInfo> {
     const { issuer, audience, clockSkewMs, principalClaim } = this.settings;
     const keys = await this.keySet();
     let payload: JWTPayload;
@@ -179,6 +218,7 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
       createRemoteJWKSet(jwksUri, {
         timeoutDuration: this.settings.httpTimeoutMs,
         cooldownDuration: this.settings.jwksCooldownMs,
+        cacheMaxAge: KEYS_MAX_AGE_MS,
         [customFetch]: this.fetchKeys,
       }),
     );
