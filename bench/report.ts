@@ -2,6 +2,7 @@
 // figures behind each part. Printed, and written to docs/benchmarks.md.
 import type { CompletionNoticeResult } from './completion-notice.ts';
 import { type Machine, machineLine } from './machine.ts';
+import type { OAuthSideResult } from './oauth-side-by-side.ts';
 import type { OverheadResult } from './overhead.ts';
 import type { SideResult } from './peer-side-by-side.ts';
 import type { PushResult } from './push.ts';
@@ -19,6 +20,7 @@ export interface BenchResults {
   miner?: { output: string } | { unavailable: string };
   /** The load run's table (bench/load.ts). */
   load?: string;
+  oauth?: OAuthSideResult;
   seconds?: number;
 }
 
@@ -80,6 +82,7 @@ function summaryRows(r: BenchResults): Row[] {
     rows.push(['tasks/get throughput vs fastmcp-tasks', 'not measured', 'side by side', r.peer.unavailable]);
   }
   if (r.push) rows.push(...pushSummaryRows(r.push));
+  if (r.oauth) rows.push(...oauthSummaryRows(r.oauth));
   for (const [i, scale] of (r.scale ?? []).entries()) {
     const errors = scale.phases.reduce((n, p) => n + p.errors, 0);
     const peak = Math.max(scale.rss.peakSampledMb, scale.rss.highWaterMb);
@@ -133,6 +136,78 @@ function overheadSection(o: OverheadResult): string {
       ],
     ),
   ].join('\n');
+}
+
+const OAUTH_TARGET = 1.05;
+
+export function oauthSummaryRows(o: OAuthSideResult): Row[] {
+  const rows: Row[] = (['p50', 'p99'] as const).map((q) => {
+    const value = o.oauthGet[q] / o.staticGet[q];
+    return [
+      `tasks/get, OAuth access token vs static token, ${q}`,
+      ratio(value),
+      `≤ ${OAUTH_TARGET.toFixed(2)}x`,
+      verdict(value <= OAUTH_TARGET),
+    ];
+  });
+  rows.push([
+    'tasks/get, OAuth access token vs static token, p50, a token not seen before on every call',
+    ratio(o.freshTokenGet.p50 / o.staticGet.p50),
+    '—',
+    'context',
+  ]);
+  return rows;
+}
+
+export const OAUTH_HEADING = '## 8. OAuth access token vs static token';
+
+export function oauthSection(o: OAuthSideResult): string {
+  return [
+    OAUTH_HEADING,
+    '',
+    'One gateway process (compiled, wait budget 0) with static tokens and OAuth both configured; the',
+    "static principal is named like the token's subject, so every side polls the same parked task as the",
+    'same principal. `tasks/get` one call at a time, the sides in rotating order on every round: the',
+    'static token; one access token for every call, as a client uses it until it expires (checked in',
+    'full once, then remembered for up to 60 s); a token the gateway has not seen before on every call',
+    `(signature with the cached key, issuer, audience, expiry, scopes). Tokens: ${o.token}.`,
+    '',
+    table(LATENCY_HEADER, [
+      latencyRow('`tasks/get` with the static token', o.staticGet),
+      latencyRow('`tasks/get` with one OAuth access token', o.oauthGet),
+      latencyRow('`tasks/get` with a new OAuth access token each call', o.freshTokenGet),
+    ]),
+    '',
+    table(
+      ['ratio', 'p50', 'p99'],
+      [
+        ratioRow('one access token / static token', o.oauthGet, o.staticGet),
+        ratioRow('a new access token each call / static token', o.freshTokenGet, o.staticGet),
+      ],
+    ),
+  ].join('\n');
+}
+
+/**
+ * A report with the OAuth section (and its summary rows) put in, replacing earlier ones: for the
+ * OAuth step run on its own (bench/oauth.ts) against the last full report.
+ */
+export function withOAuthSection(report: string, o: OAuthSideResult): string {
+  const lines = report.replace(/\n+$/, '').split('\n');
+  const kept = lines.filter((line) => !line.startsWith('| tasks/get, OAuth access token vs static token'));
+  const summary = kept.indexOf('## Summary');
+  if (summary >= 0) {
+    let end = summary + 1;
+    while (end < kept.length && !kept[end]?.startsWith('|')) end++;
+    while (end < kept.length && kept[end]?.startsWith('|')) end++;
+    kept.splice(end, 0, ...oauthSummaryRows(o).map((cells) => `| ${cells.join(' | ')} |`));
+  }
+  const text = kept.join('\n');
+  const start = text.indexOf(OAUTH_HEADING);
+  const next = start < 0 ? -1 : text.indexOf('\n## ', start + OAUTH_HEADING.length);
+  const before = start < 0 ? text : text.slice(0, start).replace(/\n+$/, '');
+  const after = start < 0 || next < 0 ? '' : text.slice(next);
+  return `${before}\n\n${oauthSection(o)}${after}\n`;
 }
 
 function noticeSection(n: CompletionNoticeResult): string {
@@ -300,5 +375,6 @@ export function renderReport(r: BenchResults): string {
   }
   if (r.load) parts.push('', '## 6. Load', '', r.load);
   if (r.push) parts.push('', pushSection(r.push));
+  if (r.oauth) parts.push('', oauthSection(r.oauth));
   return `${parts.join('\n')}\n`;
 }

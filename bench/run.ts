@@ -1,8 +1,10 @@
 // `npm run bench`: the miner first, then one run that starts its own Temporal dev server, workers and
-// gateway processes and measures the gateway against raw Temporal, the completion notice, a peer side
-// by side and 1,000 running tasks, then the load run; prints the tables and writes docs/benchmarks.md.
+// gateway processes and measures the gateway against raw Temporal, an OAuth access token against a
+// static token, the completion notice, a peer side by side and 1,000 running tasks, then the load run;
+// prints the tables and writes docs/benchmarks.md.
 //
-// Smaller, faster runs for trying things out: BENCH_QUICK=1 (writes no report).
+// Smaller, faster runs for trying things out: BENCH_QUICK=1 (writes no report). The OAuth part
+// alone: bench/oauth.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,10 +16,11 @@ import { measureCompletionNotice } from './completion-notice.ts';
 import { renderLoad, runLoad } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { runMinerStep } from './miner-step.ts';
+import { measureOAuthSideBySide } from './oauth-side-by-side.ts';
 import { measureOverhead } from './overhead.ts';
-import { measurePush } from './push.ts';
 import { startPeer } from './peer/fastmcp-tasks-peer.ts';
 import { measureSideBySide } from './peer-side-by-side.ts';
+import { measurePush } from './push.ts';
 import { type BenchResults, renderReport } from './report.ts';
 import { measureScale } from './scale.ts';
 import {
@@ -42,6 +45,7 @@ const settings = {
   peerConcurrency: 10,
   scaleTasks: QUICK ? 200 : 1000,
   scaleInFlight: 25,
+  oauthCalls: QUICK ? 60 : 300,
   pushRounds: QUICK ? 10 : 40,
   pushSubscriptions: 200,
 };
@@ -101,6 +105,15 @@ try {
     warmup: settings.warmup,
   });
   await bareProxy.stop();
+
+  log(`OAuth: tasks/get with an access token vs a static token, ${settings.oauthCalls} calls per side`);
+  results.oauth = await measureOAuthSideBySide({
+    temporalAddress: temporal.server.address,
+    taskQueue: PARKED_QUEUE,
+    nodeArgs: gatewayArgs,
+    calls: settings.oauthCalls,
+    warmup: settings.warmup,
+  });
 
   log(`2/5 completion notice: ${settings.noticeRuns} short chains`);
   results.notice = await measureCompletionNotice({

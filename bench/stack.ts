@@ -62,13 +62,17 @@ export interface GatewayProcessOptions {
   waitBudgetMs: number;
   /** Node.js arguments that run the gateway (compiledGateway() or GATEWAY_UNDER_TSX, gateway-process.ts). */
   nodeArgs: string[];
+  /** Listen here (when a setting must name the URL beforehand); a free port by default. */
+  port?: number;
+  /** More gateway settings. */
+  env?: Record<string, string>;
 }
 
 /** The bench holds hundreds of running tasks for one (anonymous) principal: no per-principal cap. */
 export const BENCH_GATEWAY_ENV = { MCP_MAX_RUNNING_TASKS: '0' };
 
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = await startChild({
     name: 'gateway',
     command: process.execPath,
@@ -81,6 +85,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       MCP_PORT: String(port),
       MCP_WAIT_BUDGET_MS: String(options.waitBudgetMs),
       ...BENCH_GATEWAY_ENV,
+      ...options.env,
     },
     readyText: 'gateway: MCP on',
   });
