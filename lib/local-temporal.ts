@@ -15,6 +15,8 @@ export interface LocalTemporalOptions {
   onInstallOutput: (chunk: Buffer) => void;
   /** Progress messages for the operator. */
   say: (message: string) => void;
+  /** Stops an install in progress (and then tries no fallback). */
+  signal?: AbortSignal;
 }
 
 export interface LocalTemporal {
@@ -32,8 +34,9 @@ export interface LocalTemporal {
 export async function startLocalTemporal(options: LocalTemporalOptions): Promise<LocalTemporal> {
   let cli: string;
   try {
-    cli = await ensureTemporalCli(options.onInstallOutput);
+    cli = await ensureTemporalCli(options.onInstallOutput, { signal: options.signal });
   } catch (err) {
+    if (options.signal?.aborted) throw err;
     return startDownloadedDevServer(options, (err as Error).message);
   }
   return startCliDevServer(cli, options);

@@ -68,15 +68,24 @@ export function requireTemporalCli(env: NodeJS.ProcessEnv = process.env): string
 /**
  * The pinned CLI: found, or installed by the install script (it builds it with Go). The script's
  * messages and build progress go to `onOutput` as they come. Rejects with the script's last words
- * when it cannot install (no Go, a failed build).
+ * when it cannot install (no Go, a failed build). The script runs in a process group of its own
+ * (a Ctrl-C in the terminal reaches only the caller); `signal` stops it, go and all, at once.
  */
 export async function ensureTemporalCli(
   onOutput: (chunk: Buffer) => void,
-  env: NodeJS.ProcessEnv = process.env,
+  options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {},
 ): Promise<string> {
+  const { env = process.env, signal } = options;
   const found = findTemporalCli(env);
   if (found) return found;
-  const child = spawn('bash', [INSTALL_SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  signal?.throwIfAborted();
+  const child = spawn('bash', [INSTALL_SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const stop = () => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+    } catch {}
+  };
+  signal?.addEventListener('abort', stop, { once: true });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -89,7 +98,8 @@ export async function ensureTemporalCli(
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', resolve);
-  });
+  }).finally(() => signal?.removeEventListener('abort', stop));
+  signal?.throwIfAborted();
   const path = stdout.trim().split('\n').pop()?.trim();
   if (code !== 0 || !path || !existsSync(path)) {
     const why = stderr.trim().split('\n').slice(-3).join(' ');

@@ -28,6 +28,8 @@ const children: ManagedProcess[] = [];
 let temporalStarting: Promise<LocalTemporal | undefined> = Promise.resolve(undefined);
 let temporalStarted: LocalTemporal | undefined;
 let stopping: Promise<void> | undefined;
+/** Stops a Temporal CLI install in progress: a Ctrl-C does not wait for the build. */
+const installing = new AbortController();
 
 /** Stops everything once (children first, then the dev server) and exits with `code`. */
 function shutdown(reason: string, code: number): Promise<void> {
@@ -41,6 +43,7 @@ function shutdown(reason: string, code: number): Promise<void> {
         if (killed) say(`${child.name} did not stop within ${CHILD_GRACE_MS} ms and was killed`);
       }),
     );
+    installing.abort();
     const temporal = await temporalStarting.catch(() => undefined);
     await temporal?.stop();
     say('stopped');
@@ -124,6 +127,7 @@ async function main(): Promise<void> {
       onOutput: (chunk) => temporalOutput.write(chunk),
       onInstallOutput: (chunk) => installOutput.write(chunk),
       say,
+      signal: installing.signal,
     });
   }
   const temporal = await temporalStarting;
@@ -215,6 +219,7 @@ function servedCatalog(env: NodeJS.ProcessEnv) {
 // Last resort when `npm start` goes down without the orderly shutdown (an exception): leave no
 // child running on its own.
 process.on('exit', () => {
+  installing.abort();
   for (const child of children) if (child.running) child.signal('SIGTERM');
   temporalStarted?.kill();
 });

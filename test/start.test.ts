@@ -422,6 +422,38 @@ describe('npm start on a first run', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
+  test('a Ctrl-C during the install stops the build at once, and tries no fallback', {
+    skip: !go && 'Go is not installed',
+  }, async () => {
+    const other = join(home, 'interrupted');
+    const env = withoutTemporalCli(go as Record<string, string>, other);
+    const current = await npmStart(join(other, 'data'), { env });
+    run = current;
+    await eventually(
+      async () => (/^install +\| .* building it with Go$/m.test(current.output()) ? true : undefined),
+      60_000,
+      'the install to begin',
+      50,
+    ).catch((err) => {
+      throw new Error(`${(err as Error).message}\n${current.output()}`);
+    });
+    const tree = descendants(current.pid);
+    assert.ok(
+      tree.some((info) => info.cmd.includes('install-temporal-cli.sh')),
+      tree.map((info) => info.cmd).join('\n'),
+    );
+    const stopAt = Date.now();
+    current.interrupt();
+    await current.exited;
+    const stopMs = Date.now() - stopAt;
+    assert.ok(stopMs < 10_000, `stopped in ${stopMs} ms:\n${current.output()}`);
+    assert.deepEqual(stillRunning([current.pid, ...tree.map((info) => info.pid)]), [], current.output());
+    assert.equal(existsSync(join(other, 'bin', 'temporal')), false);
+    assert.doesNotMatch(current.output(), /@temporalio\/testing|error:/);
+    assert.match(current.output(), /^start +\| stopped$/m);
+    console.log(`npm start stopped in ${stopMs} ms during the install (${tree.length} processes checked)`);
+  });
+
   test('without the Temporal CLI: installs it, gets ready, prints what to try, logs readable lines on the terminal', {
     skip: (!go && 'Go is not installed') || (!hasScript && 'no util-linux script for a terminal'),
   }, async () => {
