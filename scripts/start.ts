@@ -36,6 +36,7 @@ function shutdown(reason: string, code: number): Promise<void> {
   if (stopping) return stopping;
   say(`stopping (${reason})...`);
   stopping = (async () => {
+    installing.abort();
     await Promise.all(
       children.map(async (child) => {
         if (!child.running) return;
@@ -43,7 +44,6 @@ function shutdown(reason: string, code: number): Promise<void> {
         if (killed) say(`${child.name} did not stop within ${CHILD_GRACE_MS} ms and was killed`);
       }),
     );
-    installing.abort();
     const temporal = await temporalStarting.catch(() => undefined);
     await temporal?.stop();
     say('stopped');
