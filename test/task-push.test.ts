@@ -82,7 +82,7 @@ describe('subscriptions/listen with taskIds', () => {
       const message = await stream.next();
       if (message?.method !== 'notifications/tasks') {
         // The closing result once every subscribed task has ended.
-        assert.equal((message?.result as { resultType?: string }).resultType, 'complete');
+        assert.equal((message?.result as { resultType?: string } | undefined)?.resultType, 'complete');
         assert.equal(message?.id, subscriptionId);
         break;
       }
@@ -109,9 +109,10 @@ describe('subscriptions/listen with taskIds', () => {
     const taskId = await startTask({ difficulty, blocks: 3 });
     const stream = await listen(other.url, { taskIds: [taskId] });
     const ack = await stream.next();
-    assert.deepEqual((ack?.params as { notifications: { taskIds: string[] } }).notifications.taskIds, [
-      taskId,
-    ]);
+    assert.deepEqual(
+      (ack?.params as { notifications: { taskIds: string[] } } | undefined)?.notifications.taskIds,
+      [taskId],
+    );
     let done: Record<string, unknown> | undefined;
     while (!done) {
       const task = notifiedTask(await stream.next());
@@ -182,11 +183,14 @@ describe('subscriptions/listen with taskIds', () => {
   test('limits and capability: too many ids, and a request without the Tasks extension', async () => {
     const tooMany = await listen(other.url, { taskIds: ['a', 'b', 'c', 'd'] });
     const refusal = await tooMany.next();
-    assert.equal((refusal?.error as { code: number }).code, -32602);
-    assert.match((refusal?.error as { message: string }).message, /at most 3 taskIds per subscription/);
+    assert.equal((refusal?.error as { code: number } | undefined)?.code, -32602);
+    assert.match(
+      String((refusal?.error as { message: string } | undefined)?.message),
+      /at most 3 taskIds per subscription/,
+    );
     const plain = await listen(stack.gateway.url, { taskIds: ['x'] }, PLAIN_CLIENT);
     const missing = await plain.next();
-    assert.equal((missing?.error as { code: number }).code, -32021);
+    assert.equal((missing?.error as { code: number } | undefined)?.code, -32021);
   });
 
   test('the SDK’s own subscriptions (no taskIds) still answer', async () => {
