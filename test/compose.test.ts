@@ -9,6 +9,15 @@ import { parse } from 'yaml';
 import { gatewayConfig } from '../gateway/config.ts';
 import { loadCatalogFile } from '../gateway/mcp/catalog.ts';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
+import { NAMESPACE_RETENTION } from '../lib/cluster/cluster.ts';
+import {
+  DYNAMIC_CONFIG,
+  SCHEMAS,
+  TEMPORAL_DB,
+  TEMPORAL_SERVER_VERSION,
+  TEMPORAL_SERVICES,
+  VISIBILITY_DB,
+} from '../lib/cluster/temporal-server.ts';
 import { SEARCH_ATTRIBUTES } from '../lib/dev-server.ts';
 import { TEMPORAL_CLI_VERSION } from '../lib/temporal-cli.ts';
 import { DEFAULT_TASK_QUEUE } from '../lib/temporal-env.ts';
@@ -38,6 +47,8 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   deploy?: { replicas?: number };
   init?: boolean;
+  profiles?: string[];
+  restart?: string;
 }
 interface Compose {
   services: Record<string, Service>;
@@ -45,7 +56,11 @@ interface Compose {
 }
 
 const compose = parse(read('docker-compose.yml'), { merge: true }) as Compose;
-const { services } = compose;
+// `docker compose up` runs the services without a profile: the checks below are about those. The
+// profile `cluster` has its own checks at the end.
+const services = Object.fromEntries(
+  Object.entries(compose.services).filter(([, svc]) => !svc.profiles?.length),
+) as Record<string, Service>;
 const service = (name: string): Service => {
   const found = services[name];
   assert.ok(found, `service ${name}`);
@@ -615,5 +630,187 @@ describe('what the images run', () => {
     }
     // tsx runs the TypeScript in the image, so it must survive --omit=dev.
     assert.ok(pkg.dependencies.tsx, 'tsx is a production dependency');
+  });
+});
+
+// ---- profile "cluster" --------------------------------------------------------------------------
+
+describe('docker-compose.yml profile "cluster": the production shape of npm run cluster', () => {
+  const cluster = Object.fromEntries(
+    Object.entries(compose.services).filter(([, svc]) => svc.profiles?.includes('cluster')),
+  ) as Record<string, Service>;
+  const inCluster = (name: string): Service => {
+    const found = cluster[name];
+    assert.ok(found, `cluster service ${name}`);
+    return found;
+  };
+  const temporalServices = Object.entries(cluster).filter(([, svc]) =>
+    svc.image?.startsWith('temporalio/server:'),
+  );
+
+  test('has PostgreSQL, the schema and namespace jobs, four Temporal services, the UI, the proxy, two gateways and the workers', () => {
+    assert.deepEqual(Object.keys(cluster).sort(), [
+      'cluster-gateway-1',
+      'cluster-gateway-2',
+      'cluster-worker',
+      'mcp-proxy',
+      'postgresql',
+      'temporal-frontend',
+      'temporal-history',
+      'temporal-matching',
+      'temporal-namespace',
+      'temporal-schema',
+      'temporal-ui',
+      'temporal-worker',
+    ]);
+    for (const [name, svc] of Object.entries(cluster)) assert.deepEqual(svc.profiles, ['cluster'], name);
+  });
+
+  test('no service of the profile adds a required variable: compose interpolates every profile, so `docker compose up` would need it too', () => {
+    const required = (text: string) => new Set([...text.matchAll(/\$\{(\w+):\?/g)].map((m) => m[1]));
+    const all = required(read('docker-compose.yml'));
+    const byDefault = required(JSON.stringify(services));
+    assert.deepEqual([...all].sort(), [...byDefault].sort());
+  });
+
+  test('Temporal: one container per service of the server v1.29.1 (the version the CLI embeds), on PostgreSQL', () => {
+    assert.deepEqual(
+      temporalServices.map(([, svc]) => svc.environment?.SERVICES).sort(),
+      [...TEMPORAL_SERVICES].sort(),
+    );
+    for (const [name, svc] of temporalServices) {
+      assert.equal(svc.image, `temporalio/server:${TEMPORAL_SERVER_VERSION}`, name);
+      const env = svc.environment ?? {};
+      assert.equal(env.DB, 'postgres12', name);
+      assert.ok(cluster[env.POSTGRES_SEEDS ?? ''], `${name}: POSTGRES_SEEDS names the profile's PostgreSQL`);
+      assert.deepEqual([env.DBNAME, env.VISIBILITY_DBNAME], [TEMPORAL_DB, VISIBILITY_DB], name);
+      // The dynamic config npm run cluster uses, mounted where DYNAMIC_CONFIG_FILE_PATH points.
+      const mount = (svc.volumes ?? [])
+        .map((spec) => bindMount(spec, {}))
+        .find((m) => m.target.endsWith('.yaml'));
+      assert.ok(mount, `${name}: a dynamic config file is mounted`);
+      assert.equal(join(ROOT, mount.source), DYNAMIC_CONFIG, name);
+      assert.equal(mount.target, join('/etc/temporal', env.DYNAMIC_CONFIG_FILE_PATH ?? ''), name);
+      assert.equal(svc.depends_on?.['temporal-schema']?.condition, 'service_completed_successfully', name);
+    }
+  });
+
+  test('schema job: the server SQL tool of the same release creates both databases and brings each schema up', () => {
+    const job = inCluster('temporal-schema');
+    assert.match(
+      job.image ?? '',
+      new RegExp(`^temporalio/admin-tools:${TEMPORAL_SERVER_VERSION.replaceAll('.', '\\.')}-`),
+    );
+    assert.equal(job.restart, 'no');
+    const env = job.environment ?? {};
+    assert.equal(env.SQL_PLUGIN, 'postgres12');
+    assert.ok(cluster[env.SQL_HOST ?? ''], 'SQL_HOST names the profile PostgreSQL');
+    const script = (job.command ?? []).join(' ');
+    for (const [database, schema] of Object.entries(SCHEMAS))
+      assert.ok(script.includes(`${database}:${schema}`), database);
+    for (const step of ['create-database', 'setup-schema', 'update-schema --schema-name'])
+      assert.ok(script.includes(step), step);
+    assert.equal(job.depends_on?.postgresql?.condition, 'service_healthy');
+  });
+
+  test('namespace job: default with the retention npm run cluster gives it, and the search attributes the gateway writes', () => {
+    const job = inCluster('temporal-namespace');
+    assert.equal(job.restart, 'no');
+    const script = (job.command ?? []).join(' ');
+    assert.ok(script.includes(`--retention ${NAMESPACE_RETENTION}`), script);
+    assert.match(script, /for name in (\w+) (\w+); do/);
+    const names = /for name in ([\w ]+); do/.exec(script)?.[1]?.split(' ') ?? [];
+    assert.deepEqual(names.sort(), Object.keys(SEARCH_ATTRIBUTES).sort());
+    for (const type of new Set(Object.values(SEARCH_ATTRIBUTES)))
+      assert.ok(script.includes(`--type ${type}`), type);
+    assert.equal(job.environment?.TEMPORAL_ADDRESS, 'temporal-frontend:7233');
+    assert.equal(job.depends_on?.['temporal-frontend']?.condition, 'service_healthy');
+  });
+
+  test('start order: every dependency exists; health checks for service_healthy, one-shot jobs for service_completed_successfully', () => {
+    for (const [name, svc] of Object.entries(cluster)) {
+      for (const [target, { condition }] of Object.entries(svc.depends_on ?? {})) {
+        const dependency = cluster[target];
+        assert.ok(dependency, `${name} → ${target} is in the profile`);
+        if (condition === 'service_healthy')
+          assert.ok(dependency.healthcheck, `${name} → ${target} has a health check`);
+        else assert.equal(condition, 'service_completed_successfully', `${name} → ${target}`);
+        if (condition === 'service_completed_successfully') assert.equal(dependency.restart, 'no', target);
+      }
+      const check = svc.healthcheck;
+      if (check) assert.equal(check.test[0], 'CMD', `${name}: exec form`);
+    }
+    for (const name of ['cluster-gateway-1', 'cluster-gateway-2', 'cluster-worker'])
+      assert.equal(
+        inCluster(name).depends_on?.['temporal-namespace']?.condition,
+        'service_completed_successfully',
+        name,
+      );
+  });
+
+  test('gateways and workers: the default stack image and commands, pointed at the frontend', () => {
+    const gateways = ['cluster-gateway-1', 'cluster-gateway-2'].map(inCluster);
+    for (const svc of [...gateways, inCluster('cluster-worker')]) {
+      assert.deepEqual(svc.build, service('gateway').build);
+      assert.equal(svc.image, service('gateway').image);
+      assert.equal(svc.environment?.TEMPORAL_ADDRESS, 'temporal-frontend:7233');
+      assert.equal(svc.environment?.TEMPORAL_TASK_QUEUE, DEFAULT_TASK_QUEUE);
+      assert.equal(svc.init, true);
+    }
+    for (const gateway of gateways) {
+      assert.deepEqual(gateway.command, COMPILED_GATEWAY);
+      assert.equal(gateway.environment?.MCP_AUTH_TOKENS, service('gateway').environment?.MCP_AUTH_TOKENS);
+      assert.deepEqual(gateway.healthcheck?.test, service('gateway').healthcheck?.test);
+      assert.equal(gateway.ports, undefined, 'reached through the proxy only');
+    }
+    assert.deepEqual(inCluster('cluster-worker').command, service('worker').command);
+    assert.equal(inCluster('cluster-worker').deploy?.replicas, 3);
+  });
+
+  test('both gateways key task ids with one secret: MCP_SERVER_SECRET, or the one generated on the volume they share', () => {
+    const [one, two] = ['cluster-gateway-1', 'cluster-gateway-2'].map(inCluster) as [Service, Service];
+    assert.deepEqual(one.environment, two.environment);
+    assert.deepEqual(one.volumes, two.volumes);
+    const dataDir = one.environment?.MCP_DATA_DIR ?? '';
+    const shared = (one.volumes ?? [])
+      .map((spec) => bindMount(spec, {}))
+      .find((m) => dataDir.startsWith(`${m.target}/`));
+    assert.ok(shared, `MCP_DATA_DIR ${dataDir} lies on a mounted volume`);
+    assert.ok(compose.volumes && shared.source in compose.volumes, `${shared.source} is a named volume`);
+  });
+
+  test('proxy: HAProxy round robin over exactly the two gateways, checking /healthz, one published port', () => {
+    const proxy = inCluster('mcp-proxy');
+    assert.match(proxy.image ?? '', /^haproxy:\d+\.\d+$/);
+    const mount = (proxy.volumes ?? []).map((spec) => bindMount(spec, {}))[0];
+    assert.ok(mount && mount.mode === 'ro');
+    assert.equal(mount.target, '/usr/local/etc/haproxy/haproxy.cfg');
+    const config = readFileSync(join(ROOT, mount.source), 'utf8');
+    assert.match(config, /balance roundrobin/);
+    assert.match(config, /uri \/healthz/);
+    const servers = [...config.matchAll(/^\s*server\s+\S+\s+([\w-]+):(\d+)/gm)].map((m) => `${m[1]}:${m[2]}`);
+    assert.deepEqual(
+      servers,
+      ['cluster-gateway-1', 'cluster-gateway-2'].map((n) => `${n}:${inCluster(n).environment?.MCP_PORT}`),
+    );
+    const bind = /^\s*bind\s+\S*:(\d+)/m.exec(config)?.[1];
+    const ports = (proxy.ports ?? []).map(parsePort);
+    assert.equal(ports.length, 1);
+    assert.equal(ports[0]?.containerPort, Number(bind));
+    assert.deepEqual(Object.keys(proxy.depends_on ?? {}).sort(), ['cluster-gateway-1', 'cluster-gateway-2']);
+  });
+
+  test('published ports: none shared with the default stack; Temporal and its UI on the host loopback only', () => {
+    const hostPorts = (svcs: Record<string, Service>) =>
+      Object.values(svcs).flatMap((svc) => (svc.ports ?? []).map(parsePort).map((p) => p.hostPort));
+    const clash = hostPorts(cluster).filter((port) => hostPorts(services).includes(port));
+    assert.deepEqual(clash, []);
+    for (const name of ['temporal-frontend', 'temporal-ui'])
+      for (const port of (inCluster(name).ports ?? []).map(parsePort))
+        assert.equal(port.host, '127.0.0.1', name);
+    assert.equal(
+      inCluster('temporal-frontend').healthcheck?.test.slice(1, 5).join(' '),
+      'temporal operator cluster health',
+    );
   });
 });

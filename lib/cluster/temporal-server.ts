@@ -1,0 +1,287 @@
+// The Temporal server v1.29.1 (the version the pinned CLI v1.5.1 embeds) as a real cluster: its
+// four services (frontend, history, matching, internal worker) as separate processes of the
+// server binary, on PostgreSQL for persistence and visibility. The binaries come from
+// `go install` (scripts/cluster/install-temporal-server.sh): `server` (go.temporal.io/server/cmd/server)
+// and `sql` (the server's SQL schema tool, go.temporal.io/server/cmd/tools/sql).
+import { execFile, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { ClusterProcessSpec } from './cluster-process.ts';
+import { databaseExists, TEMPORAL_DB_PASSWORD, TEMPORAL_DB_USER } from './postgres.ts';
+
+const run = promisify(execFile);
+
+export const TEMPORAL_SERVER_VERSION = '1.29.1';
+export const TEMPORAL_SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
+export type TemporalService = (typeof TEMPORAL_SERVICES)[number];
+
+export const TEMPORAL_DB = 'temporal';
+export const VISIBILITY_DB = 'temporal_visibility';
+/** The schema tool's embedded schemas for PostgreSQL 12 and later. */
+export const SCHEMAS = {
+  [TEMPORAL_DB]: 'postgresql/v12/temporal',
+  [VISIBILITY_DB]: 'postgresql/v12/visibility',
+};
+
+export interface TemporalPorts {
+  /** gRPC port of each service (the frontend's is the one clients use). */
+  grpc: Record<TemporalService, number>;
+  /** Ringpop membership port of each service. */
+  membership: Record<TemporalService, number>;
+  /** The frontend's HTTP API (Nexus callbacks, the HTTP API). */
+  frontendHttp: number;
+}
+
+export interface TemporalBinaries {
+  server: string;
+  sql: string;
+}
+
+/** The Go bin folders `go install` may have written to. */
+export function goBinFolders(env: NodeJS.ProcessEnv = process.env): string[] {
+  const folders: string[] = [];
+  if (env.GOBIN) folders.push(env.GOBIN);
+  if (env.GOPATH) folders.push(join(env.GOPATH.split(delimiter)[0] as string, 'bin'));
+  folders.push(join(env.HOME || homedir(), 'go', 'bin'));
+  return [...new Set(folders)];
+}
+
+/** Is `path` a Go binary built from go.temporal.io/server at the pinned version? */
+async function isPinnedServerBuild(path: string): Promise<boolean> {
+  try {
+    const { stdout } = await run('go', ['version', '-m', path], { timeout: 10_000 });
+    return new RegExp(
+      `^\\s*mod\\s+go\\.temporal\\.io/server\\s+v${TEMPORAL_SERVER_VERSION.replaceAll('.', '\\.')}\\s`,
+      'm',
+    ).test(stdout);
+  } catch {
+    return false;
+  }
+}
+
+/** The server and the SQL tool (TEMPORAL_SERVER_PATH / TEMPORAL_SQL_TOOL_PATH, else the Go bin folder). */
+export async function findTemporalBinaries(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TemporalBinaries | undefined> {
+  const pick = async (override: string | undefined, name: string) => {
+    if (override) return existsSync(override) ? override : undefined;
+    for (const dir of goBinFolders(env)) {
+      const path = join(dir, name);
+      if (existsSync(path) && (await isPinnedServerBuild(path))) return path;
+    }
+    return undefined;
+  };
+  const server = await pick(env.TEMPORAL_SERVER_PATH, 'server');
+  const sql = await pick(env.TEMPORAL_SQL_TOOL_PATH, 'sql');
+  return server && sql ? { server, sql } : undefined;
+}
+
+/** The services' dynamic config, shared with the compose profile `cluster`. */
+export const DYNAMIC_CONFIG = fileURLToPath(
+  new URL('../../scripts/cluster/dynamicconfig.yaml', import.meta.url),
+);
+
+export const INSTALL_SCRIPT = fileURLToPath(
+  new URL('../../scripts/cluster/install-temporal-server.sh', import.meta.url),
+);
+
+/**
+ * The binaries, built first by the install script when they are missing (or when the Web UI server
+ * is wanted and missing): its messages go to `say` line by line.
+ */
+export async function ensureTemporalBinaries(
+  say: (line: string) => void,
+  wantUi: (() => boolean) | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TemporalBinaries> {
+  const found = await findTemporalBinaries(env);
+  if (found && !(wantUi && !wantUi())) return found;
+  const child = spawn('bash', [INSTALL_SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  for (const stream of [child.stdout, child.stderr])
+    stream.on('data', (chunk: Buffer) => {
+      tail = (tail + chunk.toString()).slice(-2_000);
+      for (const line of chunk.toString().split('\n')) if (line.trim()) say(`install: ${line}`);
+    });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  const built = await findTemporalBinaries(env);
+  if (code !== 0 || !built)
+    throw new Error(
+      `installing the Temporal server failed (exit code ${code}): ${tail.trim().split('\n').slice(-3).join(' ')}`,
+    );
+  return built;
+}
+
+export interface TemporalConfigOptions {
+  configDir: string;
+  postgresPort: number;
+  ports: TemporalPorts;
+  numHistoryShards?: number;
+}
+
+const ENV_NAME = 'cluster';
+
+/**
+ * Writes the server's static config (`<configDir>/cluster.yaml`, read with `--env cluster`) and its
+ * dynamic config. One file serves all four services: each process starts the one `--service` it is
+ * told, binds that service's ports, and finds the others through the membership table in PostgreSQL.
+ */
+export function writeTemporalConfig({
+  configDir,
+  postgresPort,
+  ports,
+  numHistoryShards = 4,
+}: TemporalConfigOptions): void {
+  mkdirSync(configDir, { recursive: true });
+  const datastore = (database: string, maxConns: number) => `      sql:
+        pluginName: postgres12
+        databaseName: ${database}
+        connectAddr: "127.0.0.1:${postgresPort}"
+        connectProtocol: tcp
+        user: ${TEMPORAL_DB_USER}
+        password: ${TEMPORAL_DB_PASSWORD}
+        maxConns: ${maxConns}
+        maxIdleConns: ${maxConns}
+        maxConnLifetime: 1h`;
+  const service = (name: TemporalService) => `  ${name}:
+    rpc:
+      grpcPort: ${ports.grpc[name]}
+      membershipPort: ${ports.membership[name]}
+      bindOnIP: 127.0.0.1${name === 'frontend' ? `\n      httpPort: ${ports.frontendHttp}` : ''}`;
+  const frontend = `127.0.0.1:${ports.grpc.frontend}`;
+  writeFileSync(
+    join(configDir, `${ENV_NAME}.yaml`),
+    `# Written by lib/cluster/temporal-server.ts at every start of the cluster; edits are overwritten.
+log:
+  stdout: true
+  level: warn
+
+persistence:
+  defaultStore: postgres-default
+  visibilityStore: postgres-visibility
+  numHistoryShards: ${numHistoryShards}
+  datastores:
+    postgres-default:
+${datastore(TEMPORAL_DB, 20)}
+    postgres-visibility:
+${datastore(VISIBILITY_DB, 5)}
+
+global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: 127.0.0.1
+
+services:
+${TEMPORAL_SERVICES.map(service).join('\n')}
+
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: active
+  currentClusterName: active
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: frontend
+      rpcAddress: "${frontend}"
+      httpAddress: "127.0.0.1:${ports.frontendHttp}"
+
+dcRedirectionPolicy:
+  policy: noop
+
+publicClient:
+  hostPort: "${frontend}"
+
+dynamicConfigClient:
+  filepath: "${join(configDir, 'dynamicconfig.yaml')}"
+  pollInterval: 10s
+`,
+  );
+  copyFileSync(DYNAMIC_CONFIG, join(configDir, 'dynamicconfig.yaml'));
+}
+
+/** One Temporal service as its own process. */
+export function temporalServiceSpec(
+  binaries: TemporalBinaries,
+  root: string,
+  configDirName: string,
+  service: TemporalService,
+  ports: TemporalPorts,
+): ClusterProcessSpec {
+  return {
+    name: service === 'worker' ? 'temporal-worker' : service,
+    command: binaries.server,
+    args: [
+      '--root',
+      root,
+      '--config',
+      configDirName,
+      '--env',
+      ENV_NAME,
+      '--allow-no-auth',
+      'start',
+      '--service',
+      service,
+    ],
+    // The internal worker serves no gRPC of its own: it is up once it joins the membership ring.
+    ready: () => portOpen(service === 'worker' ? ports.membership.worker : ports.grpc[service]),
+    readyTimeoutMs: 90_000,
+    stopGraceMs: 15_000,
+  };
+}
+
+/** Creates the two databases with the server's SQL tool and brings both schemas to the latest version. */
+export async function setupSchemas(
+  sqlTool: string,
+  postgresPort: number,
+  say: (line: string) => void,
+): Promise<void> {
+  for (const [database, schema] of Object.entries(SCHEMAS)) {
+    const common = [
+      '--plugin',
+      'postgres12',
+      '--endpoint',
+      '127.0.0.1',
+      '--port',
+      String(postgresPort),
+      '--user',
+      TEMPORAL_DB_USER,
+      '--password',
+      TEMPORAL_DB_PASSWORD,
+      '--database',
+      database,
+    ];
+    if (!(await databaseExists(postgresPort, database))) {
+      say(`creating database ${database} and its schema (${schema}) with the Temporal SQL tool`);
+      await run(sqlTool, [...common, 'create-database'], { timeout: 60_000 });
+      await run(sqlTool, [...common, 'setup-schema', '--version', '0.0'], { timeout: 60_000 });
+    }
+    // Idempotent: applies the versions the database does not have yet.
+    await run(sqlTool, [...common, 'update-schema', '--schema-name', schema], { timeout: 120_000 });
+  }
+}
+
+/** Resolves true once something accepts TCP connections on 127.0.0.1:port. */
+export async function portOpen(port: number): Promise<boolean> {
+  const { createConnection } = await import('node:net');
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.setTimeout(1_000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
