@@ -143,11 +143,18 @@ export async function callWithRetry(
   errors: string[],
   timeoutMs = 120_000,
   backoffMs = 200,
+  /** Called once an answer comes after failures, with the time since the first failure. */
+  onRecovered?: (ms: number) => void,
 ): Promise<MiningView> {
   const deadline = Date.now() + timeoutMs;
+  let firstFailure: number | undefined;
   for (;;) {
     const answer = await plainCall(url, name, args);
-    if (answer.ok) return answer.view;
+    if (answer.ok) {
+      if (firstFailure !== undefined) onRecovered?.(Date.now() - firstFailure);
+      return answer.view;
+    }
+    firstFailure ??= Date.now();
     errors.push(answer.error);
     if (Date.now() > deadline) throw new Error(`${name} kept failing: ${answer.error}`);
     await new Promise((resolve) => setTimeout(resolve, backoffMs));
