@@ -39,9 +39,9 @@ export type StartPollJson = (
 /** The tool facts the texts name. */
 export type PollTool = Pick<CatalogTool, 'name' | 'companions' | 'presentation'>;
 
-/** The poll interval in seconds, as exact as a tenth of a second (500 ms is 0.5, not 1). */
+/** The poll interval in seconds, exactly as the server wants it (500 ms is 0.5, not 1). */
 export function pollAfterSeconds(pollIntervalMs: number): number {
-  return Math.max(0.1, Math.round(pollIntervalMs / 100) / 10);
+  return pollIntervalMs / 1000;
 }
 
 /** "1 second", "0.5 seconds", "2 seconds". */
