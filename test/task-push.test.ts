@@ -52,7 +52,8 @@ function notifiedTask(message: Record<string, unknown> | undefined) {
 
 describe('subscriptions/listen with taskIds', () => {
   test('the raw stream: ack with only the caller’s own tasks, status changes, the outcome, then the closing result', async () => {
-    const mine = await startTask({ difficulty, blocks: 6 });
+    // Twelve blocks of about 0.3 s: several status lines at the 400 ms interval, on any machine.
+    const mine = await startTask({ difficulty, blocks: 12, data: 'raw-stream' });
     const aliceTask = (
       await rpcResult(
         aliceGateway.url,
