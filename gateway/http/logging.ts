@@ -15,9 +15,13 @@
 //   carries it.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { type DestinationStream, destination } from 'pino';
-import { isColorSupported, type MessageFormatFunc, prettyFactory } from 'pino-pretty';
+import type { MessageFormatFunc } from 'pino-pretty';
+
+/** pino-pretty, loaded only for a person's terminal: a JSON-logging gateway never pays its ~10 MB. */
+const prettyPrinter = (): typeof import('pino-pretty') => createRequire(import.meta.url)('pino-pretty');
 
 const MAX_ID_LENGTH = 200;
 const TASK_ID = Symbol('taskId');
@@ -204,9 +208,12 @@ export function logFormat(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): LogForm
  * Where the gateway's log lines go on stdout. JSON is written asynchronously (off the request path);
  * pretty lines synchronously (a terminal, where nothing may be lost at exit).
  */
-export function logDestination(format: LogFormat, colorize = isColorSupported): DestinationStream {
+export function logDestination(format: LogFormat, colorize?: boolean): DestinationStream {
   if (format === 'json') return destination({ dest: 1, sync: false });
-  return readableLogStream(destination({ dest: 1, sync: true }), colorize);
+  return readableLogStream(
+    destination({ dest: 1, sync: true }),
+    colorize ?? prettyPrinter().isColorSupported,
+  );
 }
 
 /** Fields the request line shows in its message (or a person does not need). */
@@ -328,7 +335,7 @@ export function readableLogStream(
   out: { write(text: string): unknown },
   colorize: boolean,
 ): DestinationStream {
-  const prettify = prettyFactory({
+  const prettify = prettyPrinter().prettyFactory({
     colorize,
     translateTime: 'SYS:HH:MM:ss.l',
     customPrettifiers: { time: (time) => String(time) },

@@ -2,9 +2,9 @@
 // MCP_TOOLS_FILE names (YAML or JSON), or the built-in catalog (mining) when unset. A bad catalog
 // stops the gateway at start with the file, the entry and the field.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { parse as parseYaml } from 'yaml';
 import { compileSchema, describeSchemaError, type JsonSchema } from './json-schema.ts';
 import { genericPresentation, type Presentation } from './presentation.ts';
 
@@ -199,7 +199,9 @@ export function loadCatalogFile(path: string, defaults: CatalogDefaults): Catalo
   }
   let document: unknown;
   try {
-    document = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text);
+    // The YAML parser loads only for a YAML catalog: the built-in catalog never pays for it.
+    const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml');
+    document = /\.json$/i.test(path) ? JSON.parse(text) : yaml().parse(text);
   } catch (err) {
     throw new Error(
       `${source}: not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
