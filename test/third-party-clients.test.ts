@@ -121,6 +121,15 @@ function assertCancelAck(ack: Json) {
   assert.ok(['cancelled', 'running'].includes(String(ack.status)), JSON.stringify(ack));
 }
 
+/** A start/poll run cancelled with cancel_mining: a running handle, the ack, cancelled here and in Temporal. */
+async function assertCancelledRun(seen: Json) {
+  const first = obj(seen.first);
+  assertRunningHandle(first);
+  assertCancelAck(obj(seen.ack));
+  assert.equal(obj(seen.final).status, 'cancelled');
+  assert.equal(await temporalStatus(String(first.workflow_id)), 'CANCELLED');
+}
+
 async function assertPublished(result: Json) {
   const publication = obj(obj(result).publication);
   assert.equal(publication.status, 'published', JSON.stringify(result));
@@ -177,12 +186,7 @@ describe('Python mcp 2.3.0 ClientSession, 2025-11-25: start/poll', () => {
   });
 
   test('cancel_mining: the run ends cancelled, in Temporal too', async () => {
-    const seen = scenario(answer, 'cancel');
-    const first = obj(seen.first);
-    assertRunningHandle(first);
-    assertCancelAck(obj(seen.ack));
-    assert.equal(obj(seen.final).status, 'cancelled');
-    assert.equal(await temporalStatus(String(first.workflow_id)), 'CANCELLED');
+    await assertCancelledRun(scenario(answer, 'cancel'));
   });
 });
 
@@ -298,12 +302,7 @@ describe('fastmcp 4.1.4 Client (no Tasks): start/poll, read through .data', () =
   });
 
   test('cancel_mining: the run ends cancelled', async () => {
-    const seen = scenario(answer, 'cancel');
-    const first = obj(seen.first);
-    assertRunningHandle(first);
-    assertCancelAck(obj(seen.ack));
-    assert.equal(obj(seen.final).status, 'cancelled');
-    assert.equal(await temporalStatus(String(first.workflow_id)), 'CANCELLED');
+    await assertCancelledRun(scenario(answer, 'cancel'));
   });
 });
 
