@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { taskIdPrefix } from '../temporal/task-id.ts';
 import { compileSchema, describeSchemaError, type JsonSchema } from './json-schema.ts';
 import { genericPresentation, type Presentation } from './presentation.ts';
 
@@ -263,7 +264,9 @@ export class Catalog {
     );
   }
 
-  toolOfIdPrefix(prefix: string | undefined): CatalogTool | undefined {
+  /** The tool a task id names by its prefix (no Temporal call), if the catalog serves it. */
+  toolOfTask(taskId: string): CatalogTool | undefined {
+    const prefix = taskIdPrefix(taskId);
     return prefix === undefined ? undefined : this.byPrefix.get(prefix);
   }
 

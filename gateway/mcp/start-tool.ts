@@ -48,7 +48,7 @@ export function startTool(runs: ToolRuns): ToolDefinition {
               token,
               { progress: 0, message: `Started ${tool.name}; waiting for the result` },
               async () => {
-                const view = await backend.view(workflowId, caller, { progressQuery });
+                const view = await runs.view(workflowId, caller);
                 return view?.state.status === 'running' ? tool.presentation.progressReport(view) : undefined;
               },
               waiting,

@@ -4,7 +4,6 @@
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { Caller, TemporalBackend } from '../temporal/backend.ts';
-import { taskIdPrefix } from '../temporal/task-id.ts';
 import { observeTaskRequest } from './call-observer.ts';
 import { declaresTasksExtension } from './capabilities.ts';
 import type { Catalog } from './catalog.ts';
@@ -50,7 +49,7 @@ export function registerTaskMethods(server: Server, deps: TaskMethodsDeps, calle
   serve('tasks/get', async (params) => {
     const taskId = taskIdOf(params);
     // The id names its tool, so the progress query goes out beside the describe.
-    const progressQuery = catalog.toolOfIdPrefix(taskIdPrefix(taskId))?.progressQuery;
+    const progressQuery = catalog.toolOfTask(taskId)?.progressQuery;
     const view = await backend.view(taskId, caller, { progressQuery });
     if (!view) throw taskNotFound();
     return getTaskResult(view, catalog.toolOfRun(view.tool), timing);
@@ -67,7 +66,7 @@ export function registerTaskMethods(server: Server, deps: TaskMethodsDeps, calle
     const raw = ctx.mcpReq.inputResponses ?? params.inputResponses;
     const parsed = inputResponsesSchema.safeParse(raw);
     if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error)}`);
-    const tool = catalog.toolOfIdPrefix(taskIdPrefix(taskId));
+    const tool = catalog.toolOfTask(taskId);
     if (!tool) throw taskNotFound();
     if (!tool.inputSignal) throw invalidParams(`Tasks of ${tool.name} take no input`);
     if (!(await backend.sendInput(taskId, caller, tool.inputSignal, parsed.data))) throw taskNotFound();

@@ -10,7 +10,6 @@
 import { metrics } from '../metrics.ts';
 import type { Caller, TemporalBackend } from '../temporal/backend.ts';
 import type { ExecutionView } from '../temporal/execution.ts';
-import { taskIdPrefix } from '../temporal/task-id.ts';
 import { declaresTasksExtension } from './capabilities.ts';
 import type { Catalog } from './catalog.ts';
 import {
@@ -115,9 +114,7 @@ export class TaskSubscriptions {
   }
 
   private view(taskId: string, caller: Caller, withProgress = true): Promise<ExecutionView | undefined> {
-    const progressQuery = withProgress
-      ? this.deps.catalog.toolOfIdPrefix(taskIdPrefix(taskId))?.progressQuery
-      : undefined;
+    const progressQuery = withProgress ? this.deps.catalog.toolOfTask(taskId)?.progressQuery : undefined;
     return this.deps.backend.view(taskId, caller, { progressQuery });
   }
 
@@ -208,9 +205,10 @@ export class TaskSubscriptions {
     signal: AbortSignal,
   ): Promise<void> {
     let last = first;
-    let lastKey = changeKey(this.task(first));
-    notify(this.task(first));
-    if (terminal(this.task(first))) return;
+    const firstTask = this.task(first);
+    let lastKey = changeKey(firstTask);
+    notify(firstTask);
+    if (terminal(firstTask)) return;
     // A long poll that fails (Temporal unreachable for a while) leaves the interval to find the end.
     const closing = this.deps.backend
       .closed(first.workflowId, signal)
