@@ -51,7 +51,12 @@ async function gatewayLogs(logFormat: string | undefined, terminal: boolean): Pr
     delete env[name];
   if (logFormat !== undefined) env.LOG_FORMAT = logFormat;
   const child = terminal
-    ? spawn('script', ['-qfec', GATEWAY.map((arg) => `'${arg}'`).join(' '), '/dev/null'], { cwd: ROOT, env })
+    ? // `exec`: script runs the command through $SHELL, or /bin/sh when SHELL is unset; a shell that
+      // stayed in between would take the Ctrl-C itself and die of it.
+      spawn('script', ['-qfec', `exec ${GATEWAY.map((arg) => `'${arg}'`).join(' ')}`, '/dev/null'], {
+        cwd: ROOT,
+        env,
+      })
     : spawn(GATEWAY[0] as string, GATEWAY.slice(1), { cwd: ROOT, env });
   running.push(child);
   let output = '';
