@@ -50,6 +50,8 @@ async function gatewayLogs(logFormat: string | undefined, terminal: boolean): Pr
   for (const name of ['LOG_FORMAT', 'FORCE_COLOR', 'NO_COLOR', 'MCP_AUTH_TOKENS', 'MCP_TOOLS_FILE'])
     delete env[name];
   if (logFormat !== undefined) env.LOG_FORMAT = logFormat;
+  // A terminal emulator names itself; `script` passes on whatever this process has, maybe nothing.
+  if (terminal) env.TERM = 'xterm-256color';
   const child = terminal
     ? // `exec`: script runs the command through $SHELL, or /bin/sh when SHELL is unset; a shell that
       // stayed in between would take the Ctrl-C itself and die of it.

@@ -191,6 +191,8 @@ async function npmStart(dataDir: string, options: NpmStartOptions = {}): Promise
   delete env.MCP_TOOLS_FILE;
   delete env.LOG_FORMAT;
   Object.assign(env, options.set);
+  // A terminal emulator names itself; `script` passes on whatever this process has, maybe nothing.
+  if (options.terminal) env.TERM = 'xterm-256color';
   const npm = options.terminal
     ? spawn('script', ['-qfec', 'npm start', '/dev/null'], { cwd: ROOT, env, detached: true })
     : spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

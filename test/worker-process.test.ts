@@ -23,7 +23,7 @@ describe('worker process', () => {
     await worker.ready;
     assert.match(worker.output(), /polling task queue "lifecycle-q" in namespace "default"/);
     const exit = await worker.stop('SIGTERM');
-    assert.deepEqual(exit, { code: 0, signal: null });
+    assert.deepEqual(exit, { code: 0, signal: null, killed: false });
     assert.match(worker.output(), /worker: stopped/);
   });
 

@@ -4,7 +4,8 @@
 // are accepted. An authorization server that cannot be reached is AuthorizationServerUnavailable
 // within the HTTP deadline, never a hang, and is not asked again for a short while. A token once
 // verified is remembered for a minute at most (never past its expiry): a client sends the same token
-// on every request, and the signature check is then paid about once a minute per token.
+// on every request, and the signature check is then paid about once a minute per token. `jose` loads
+// with the first use, so a gateway without OAuth never carries it.
 import { createHash } from 'node:crypto';
 import {
   type AuthInfo,
@@ -12,9 +13,18 @@ import {
   OAuthErrorCode,
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
-import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from 'jose';
+import type * as Jose from 'jose';
+import type { JWTPayload } from 'jose';
 import { isLoopback } from './loopback.ts';
 import type { OAuthSettings } from './oauth-settings.ts';
+
+type JoseErrors = typeof Jose.errors;
+
+let jose: Promise<typeof Jose> | undefined;
+const loadJose = () => {
+  jose ??= import('jose');
+  return jose;
+};
 
 /** RSA, RSA-PSS, ECDSA and EdDSA signatures; never `none` nor an HMAC (HS*). */
 export const ACCEPTED_ALGORITHMS = [
@@ -96,7 +106,8 @@ function parsedUrl(text: string): URL | undefined {
 /** Why a request to the authorization server failed, in a few words. */
 function failureReason(err: unknown, timeoutMs: number): string {
   const error = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (error?.name === 'TimeoutError' || error?.name === 'AbortError' || error instanceof errors.JWKSTimeout)
+  const code = (err as { code?: unknown })?.code;
+  if (error?.name === 'TimeoutError' || error?.name === 'AbortError' || code === 'ERR_JWKS_TIMEOUT')
     return `no answer within ${timeoutMs} ms`;
   return error?.cause?.code ?? error?.cause?.message ?? error?.message ?? String(err);
 }
@@ -109,7 +120,7 @@ export function tokenScopes(payload: JWTPayload): string[] {
 }
 
 /** A jose verification failure → why the token is refused (`invalid_token`). */
-function refusal(err: InstanceType<typeof errors.JOSEError>, issuer: string): OAuthError {
+function refusal(errors: JoseErrors, err: InstanceType<JoseErrors['JOSEError']>, issuer: string): OAuthError {
   const invalid = (description: string) => new OAuthError(OAuthErrorCode.InvalidToken, description);
   if (err instanceof errors.JWTExpired) return invalid('the token has expired');
   if (err instanceof errors.JWTClaimValidationFailed) {
@@ -131,7 +142,7 @@ function refusal(err: InstanceType<typeof errors.JOSEError>, issuer: string): OA
   return invalid(`the token is not valid (${err.code})`);
 }
 
-type KeySet = ReturnType<typeof createRemoteJWKSet>;
+type KeySet = ReturnType<typeof Jose.createRemoteJWKSet>;
 
 export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
   private keys: Promise<KeySet> | undefined;
@@ -165,7 +176,7 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
 
   private async verify(token: string): Promise<AuthInfo> {
     const { issuer, audience, clockSkewMs, principalClaim } = this.settings;
-    const keys = await this.keySet();
+    const [{ jwtVerify, errors }, keys] = await Promise.all([loadJose(), this.keySet()]);
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
@@ -176,7 +187,7 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
         requiredClaims: ['exp'],
       }));
     } catch (err) {
-      throw this.classify(err);
+      throw this.classify(errors, err);
     }
     const principal = payload[principalClaim];
     if (typeof principal !== 'string' || !OAUTH_PRINCIPAL.test(principal)) {
@@ -205,7 +216,7 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
       try {
         await keys.reload();
       } catch (err) {
-        throw this.classify(err);
+        throw this.classify((await loadJose()).errors, err);
       }
     }
   }
@@ -214,13 +225,14 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
   private keySet(): Promise<KeySet> {
     if (this.keys) return this.keys;
     this.throwWhileBackingOff();
-    const keys = this.discover().then((jwksUri) =>
-      createRemoteJWKSet(jwksUri, {
-        timeoutDuration: this.settings.httpTimeoutMs,
-        cooldownDuration: this.settings.jwksCooldownMs,
-        cacheMaxAge: KEYS_MAX_AGE_MS,
-        [customFetch]: this.fetchKeys,
-      }),
+    const keys = Promise.all([loadJose(), this.discover()]).then(
+      ([{ createRemoteJWKSet, customFetch }, jwksUri]) =>
+        createRemoteJWKSet(jwksUri, {
+          timeoutDuration: this.settings.httpTimeoutMs,
+          cooldownDuration: this.settings.jwksCooldownMs,
+          cacheMaxAge: KEYS_MAX_AGE_MS,
+          [customFetch]: this.fetchKeys,
+        }),
     );
     this.keys = keys;
     keys.catch((err) => {
@@ -288,7 +300,7 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
     }
   };
 
-  private classify(err: unknown): unknown {
+  private classify(errors: JoseErrors, err: unknown): unknown {
     if (err instanceof AuthorizationServerUnavailable) return err;
     if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) {
       return this.failed(
@@ -301,7 +313,7 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
       // jose's own words for a key set it could not parse.
       return this.failed(new AuthorizationServerUnavailable(`the key set could not be read: ${err.message}`));
     }
-    if (err instanceof errors.JOSEError) return refusal(err, this.settings.issuer);
+    if (err instanceof errors.JOSEError) return refusal(errors, err, this.settings.issuer);
     return err;
   }
 

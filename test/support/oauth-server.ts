@@ -2,14 +2,11 @@
 // a free loopback port, with what tests do to it: ask its token endpoint for a client-credentials
 // token, rotate its keys, take its key set endpoint down, count requests; plus signing keys made
 // here, so a test can hand-make the tokens a real authorization server would never issue.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { freePort } from '../../lib/free-port.ts';
 import type { AsClient, AsConfig } from '../fixtures/oauth/authorization-server.ts';
+import { spawnTestProcess } from './child-process.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCRIPT = 'test/fixtures/oauth/authorization-server.ts';
 
 export type { AsClient, AsConfig };
@@ -56,36 +53,18 @@ export async function startAuthorizationServer(
 ): Promise<TestAuthorizationServer> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
-    cwd: ROOT,
+  const server = spawnTestProcess({
+    name: 'authorization server',
+    command: process.execPath,
+    args: ['--import', 'tsx', SCRIPT],
     env: {
-      ...process.env,
       AS_PORT: String(port),
       AS_CONFIG: JSON.stringify({ ...config, keys: config.keys.map((key) => key.jwk) }),
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    readyText: 'authorization server: listening',
+    readyTimeoutMs,
   });
-  let output = '';
-  const exited = once(child, 'exit');
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`authorization server not ready in ${readyTimeoutMs} ms:\n${output}`)),
-      readyTimeoutMs,
-    );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('authorization server: listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`authorization server exited before it was ready:\n${output}`));
-    });
-  });
+  await server.ready;
   const post = async (path: string, body: unknown) => {
     const response = await fetch(new URL(path, issuer), {
       method: 'POST',
@@ -122,10 +101,9 @@ export async function startAuthorizationServer(
     async requests() {
       return (await (await fetch(new URL('/test/requests', issuer))).json()) as Record<string, number>;
     },
-    output: () => output,
+    output: server.output,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
+      await server.stop();
     },
   };
 }
