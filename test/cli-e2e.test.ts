@@ -100,15 +100,15 @@ describe('npm run call', () => {
   test('--resume picks up a task started elsewhere and follows it to the end', async () => {
     const created = await rpcResult(gateway.url, 'tools/call', {
       name: 'start_mining',
-      arguments: { difficulty: slowDifficulty, blocks: 8 },
+      arguments: { difficulty: slowDifficulty, blocks: 12 },
     });
     assert.equal(created.resultType, 'task');
     const run = await runCli(['--resume', String(created.taskId)]);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /\d+ of 8 blocks done|blocks/);
+    assert.match(run.stderr, /\d+ of 12 blocks done|blocks/);
     const result = JSON.parse(run.stdout);
     assert.equal(result.workflow_id, created.taskId);
-    assert.equal(result.result.blocks.length, 8);
+    assert.equal(result.result.blocks.length, 12);
   });
 
   test('--json: progress during the wait from the first line, then the task, its views and the result', async () => {

@@ -13,10 +13,14 @@ import { startTestStack, type TestStack } from './support/stack.ts';
 let stack: TestStack;
 /** Blocks of about 1 s: eight of them outlast the 2.5 s budget. */
 let slow: { difficulty: number; blocks: number };
+/** A block of about two minutes: still running when the budget ends, however the hashes fall. */
+let endless: { difficulty: number; blocks: number };
 
 before(async () => {
   stack = await startTestStack('client-reach', { waitBudgetMs: 2_500, pollIntervalMs: 500 });
-  slow = { difficulty: difficultyFor(await calibrate(stack.gateway.url), 1), blocks: 8 };
+  const speed = await calibrate(stack.gateway.url);
+  slow = { difficulty: difficultyFor(speed, 1), blocks: 8 };
+  endless = { difficulty: difficultyFor(speed, 120), blocks: 1 };
 });
 
 after(async () => {
@@ -142,7 +146,7 @@ describe('standard headers a client left out', () => {
     });
 
   test('tasks/get without Mcp-Name (as the Python SDK sends it) is served from params.taskId', async () => {
-    const created = await rpc(stack.gateway.url, 'tools/call', { name: 'start_mining', arguments: slow });
+    const created = await rpc(stack.gateway.url, 'tools/call', { name: 'start_mining', arguments: endless });
     const taskId = String(created.result?.taskId);
     assert.match(taskId, /^mine-/);
     for (const method of ['tasks/get', 'tasks/cancel']) {
@@ -166,7 +170,7 @@ describe('standard headers a client left out', () => {
 
 describe('what each client can read', () => {
   test('a task handle carries a text block naming the task id and how to follow it', async () => {
-    const created = await rpc(stack.gateway.url, 'tools/call', { name: 'start_mining', arguments: slow });
+    const created = await rpc(stack.gateway.url, 'tools/call', { name: 'start_mining', arguments: endless });
     const result = created.result ?? {};
     assert.equal(result.resultType, 'task');
     const [block] = result.content as { type: string; text: string }[];
