@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
 import { connectV1, connectV2, structured } from './support/mcp-clients.ts';
-import { PROTOCOL_VERSION, rpc, TASKS_CLIENT } from './support/mcp-http.ts';
+import { framedRequest, PROTOCOL_VERSION, rpc, TASKS_CLIENT } from './support/mcp-http.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
 
 let stack: TestStack;
@@ -120,19 +120,7 @@ describe('progress during the bounded wait', () => {
 
 describe('standard headers a client left out', () => {
   const framedBody = (method: string, params: Record<string, unknown>) =>
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-          'io.modelcontextprotocol/clientInfo': TASKS_CLIENT.clientInfo,
-          'io.modelcontextprotocol/clientCapabilities': TASKS_CLIENT.clientCapabilities,
-        },
-      },
-    });
+    JSON.stringify(framedRequest(method, params));
   const post = (headers: Record<string, string>, body: string) =>
     fetch(stack.gateway.url, {
       method: 'POST',

@@ -21,7 +21,15 @@ import { base64url, type JWTPayload, SignJWT } from 'jose';
 import { freePort } from '../lib/free-port.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';
-import { PLAIN_CLIENT, PROTOCOL_VERSION, rpc, rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
+import {
+  framedHeaders,
+  framedRequest,
+  PLAIN_CLIENT,
+  PROTOCOL_VERSION,
+  rpc,
+  rpcResult,
+  TASKS_CLIENT,
+} from './support/mcp-http.ts';
 import {
   type AsClient,
   type SigningKey,
@@ -145,28 +153,8 @@ async function post(
 ): Promise<Answer> {
   const response = await fetch(gateway.url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': PROTOCOL_VERSION,
-      'mcp-method': method,
-      ...(method === 'tools/call' ? { 'mcp-name': String(params.name) } : {}),
-      ...(method.startsWith('tasks/') ? { 'mcp-name': String(params.taskId) } : {}),
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-          'io.modelcontextprotocol/clientInfo': PLAIN_CLIENT.clientInfo,
-          'io.modelcontextprotocol/clientCapabilities': PLAIN_CLIENT.clientCapabilities,
-        },
-      },
-    }),
+    headers: { ...framedHeaders(method, params), ...headers },
+    body: JSON.stringify(framedRequest(method, params, PLAIN_CLIENT, 7)),
   });
   const text = await response.text();
   return {

@@ -39,9 +39,14 @@ export function spawnTestProcess(options: TestProcessOptions): TestProcess {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const exited = new Promise<ExitInfo>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
+  const exited = new Promise<ExitInfo>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    // A spawn that fails (a missing executable) emits 'error' and never 'exit'.
+    child.once('error', (err) => {
+      output += `spawn failed: ${err.message}\n`;
+      if (child.pid === undefined) resolve({ code: 127, signal: null });
+    });
+  });
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${options.name} not ready in ${options.readyTimeoutMs} ms:\n${output}`)),

@@ -37,6 +37,42 @@ function routingName(method: string, params: Record<string, unknown>): string | 
   return undefined;
 }
 
+/** The HTTP headers of a 2026-07-28 request: Mcp-Method, and Mcp-Name where the method names one. */
+export function framedHeaders(method: string, params: Record<string, unknown>): Record<string, string> {
+  const name = routingName(method, params);
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': PROTOCOL_VERSION,
+    'mcp-method': method,
+    ...(name === undefined ? {} : { 'mcp-name': name }),
+  };
+}
+
+/** A JSON-RPC request with the 2026-07-28 _meta envelope; the caller's own _meta entries are kept. */
+export function framedRequest(
+  method: string,
+  params: Record<string, unknown>,
+  framing: Framing = TASKS_CLIENT,
+  id: number = nextId++,
+) {
+  const { _meta: callerMeta, ...rest } = params as { _meta?: Record<string, unknown> };
+  return {
+    jsonrpc: '2.0',
+    id,
+    method,
+    params: {
+      ...rest,
+      _meta: {
+        ...callerMeta,
+        'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+        'io.modelcontextprotocol/clientInfo': framing.clientInfo,
+        'io.modelcontextprotocol/clientCapabilities': framing.clientCapabilities,
+      },
+    },
+  };
+}
+
 /** Reads a JSON body or the last `data:` line of an SSE body. */
 async function readMessage(response: Response): Promise<Record<string, unknown>> {
   const text = await response.text();
@@ -62,33 +98,10 @@ export async function rpc(
   framing: Framing = TASKS_CLIENT,
   headers: ExtraHeaders = {},
 ): Promise<RpcAnswer> {
-  const { _meta: callerMeta, ...rest } = params as { _meta?: Record<string, unknown> };
-  const body = {
-    jsonrpc: '2.0',
-    id: nextId++,
-    method,
-    params: {
-      ...rest,
-      _meta: {
-        ...callerMeta,
-        'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-        'io.modelcontextprotocol/clientInfo': framing.clientInfo,
-        'io.modelcontextprotocol/clientCapabilities': framing.clientCapabilities,
-      },
-    },
-  };
-  const name = routingName(method, params);
   const response = await fetch(url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': PROTOCOL_VERSION,
-      'mcp-method': method,
-      ...(name === undefined ? {} : { 'mcp-name': name }),
-      ...headers,
-    },
-    body: JSON.stringify(body),
+    headers: { ...framedHeaders(method, params), ...headers },
+    body: JSON.stringify(framedRequest(method, params, framing)),
   });
   const message = await readMessage(response);
   return {
