@@ -12,6 +12,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
+COPY common ./common
+# Until gateway/ imports common/ directly: lib/temporal-env.ts re-exports common/temporal-env.ts.
 COPY lib ./lib
 COPY workflows ./workflows
 COPY activities ./activities
@@ -28,7 +30,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY tsconfig.json ./
-COPY lib ./lib
+COPY common ./common
 COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker

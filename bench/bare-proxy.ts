@@ -7,7 +7,7 @@
 //   TEMPORAL_ADDRESS=... TEMPORAL_TASK_QUEUE=... PORT=... tsx bench/bare-proxy.ts
 import { createServer } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
-import { temporalEnv } from '../lib/temporal-env.ts';
+import { temporalEnv } from '../common/temporal-env.ts';
 import { rawStart } from './overhead.ts';
 
 const temporal = temporalEnv();

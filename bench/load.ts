@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../launcher/free-port.ts';
 import { startGatewayProcess } from '../test/support/gateway-process.ts';
 import { PLAIN_CLIENT, rpc, TASKS_CLIENT } from '../test/support/mcp-http.ts';
 import { startTestTemporal } from '../test/support/temporal.ts';

@@ -6,7 +6,7 @@
 // the cached key, claims, scopes), one call at a time, the sides in rotating order on every round.
 // The authorization server is the test one (oidc-provider).
 
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../launcher/free-port.ts';
 import { rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
 import { signingKey, startAuthorizationServer } from '../test/support/oauth-server.ts';
 import type { BenchChild } from './child-process.ts';

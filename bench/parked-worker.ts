@@ -4,7 +4,7 @@
 //
 //   TEMPORAL_ADDRESS=... TEMPORAL_TASK_QUEUE=... tsx bench/parked-worker.ts
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { temporalEnv } from '../lib/temporal-env.ts';
+import { temporalEnv } from '../common/temporal-env.ts';
 import { workerSettings, workflowSource } from '../worker/options.ts';
 
 const temporal = temporalEnv();

@@ -2,7 +2,7 @@
 // process (run.ts starts it compiled and with its Node.js flags, as the container runs it), all on
 // loopback.
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../launcher/free-port.ts';
 import { startWorker, type WorkerProcess } from '../test/support/worker-process.ts';
 import { type BenchChild, startChild } from './child-process.ts';
 

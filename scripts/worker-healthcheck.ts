@@ -3,7 +3,7 @@
 // `<pid>@<hostname>`, and a container's hostname is its own.
 import { hostname } from 'node:os';
 import { Connection } from '@temporalio/client';
-import { temporalEnv } from '../lib/temporal-env.ts';
+import { temporalEnv } from '../common/temporal-env.ts';
 
 const TASK_QUEUE_KIND_NORMAL = 1;
 const TASK_QUEUE_TYPE_WORKFLOW = 1;

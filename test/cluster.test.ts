@@ -1,4 +1,4 @@
-// The production-shaped stack (lib/cluster: PostgreSQL, the Temporal server's four services as
+// The production-shaped stack (launcher/cluster: PostgreSQL, the Temporal server's four services as
 // separate processes, two gateways behind HAProxy, three workers), then pieces of it broken while
 // tasks run. Not part of `npm test` (it needs the Debian packages postgresql and haproxy and the
 // Temporal server binaries, and takes minutes): `npm run test:cluster`, which sets CLUSTER_TESTS=1.
@@ -13,8 +13,8 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { type Cluster, freeClusterPorts, startCluster } from '../lib/cluster/cluster.ts';
-import { freePort } from '../lib/free-port.ts';
+import { type Cluster, freeClusterPorts, startCluster } from '../launcher/cluster/cluster.ts';
+import { freePort } from '../launcher/free-port.ts';
 import type { ChainResult } from '../workflows/contract.ts';
 import {
   callWithRetry,

@@ -6,10 +6,11 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { DEFAULT_TASK_QUEUE } from '../common/temporal-env.ts';
 import { gatewayConfig } from '../gateway/config.ts';
 import { loadCatalogFile } from '../gateway/mcp/catalog.ts';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
-import { NAMESPACE_RETENTION } from '../lib/cluster/cluster.ts';
+import { NAMESPACE_RETENTION } from '../launcher/cluster/cluster.ts';
 import {
   DYNAMIC_CONFIG,
   SCHEMAS,
@@ -17,10 +18,9 @@ import {
   TEMPORAL_SERVER_VERSION,
   TEMPORAL_SERVICES,
   VISIBILITY_DB,
-} from '../lib/cluster/temporal-server.ts';
-import { SEARCH_ATTRIBUTES } from '../lib/dev-server.ts';
-import { TEMPORAL_CLI_VERSION } from '../lib/temporal-cli.ts';
-import { DEFAULT_TASK_QUEUE } from '../lib/temporal-env.ts';
+} from '../launcher/cluster/temporal-server.ts';
+import { SEARCH_ATTRIBUTES } from '../launcher/dev-server.ts';
+import { TEMPORAL_CLI_VERSION } from '../launcher/temporal-cli.ts';
 import { DEFAULT_BUNDLE_PATH } from '../worker/options.ts';
 import { MINE_CHAIN_WORKFLOW } from '../workflows/contract.ts';
 
@@ -546,8 +546,9 @@ describe('Dockerfile', () => {
     );
     assert.ok(builder, 'a stage runs npm run build:gateway');
     assert.equal(scriptEntry(pkg.scripts['build:gateway'] ?? ''), 'scripts/build-gateway.ts');
-    for (const folder of ['gateway', 'lib', 'workflows'])
-      assert.ok(copiedInto(builder, `${folder}/`), `${builder}: the build needs ${folder}/`);
+    // The bundle is built from the gateway's sources: every file gateway/main.ts loads.
+    for (const file of loadedBy('gateway/main.ts').files)
+      assert.ok(copiedInto(builder, file), `${builder}: the build needs ${file}`);
     const copy = inStage(finalStage, 'COPY').find((c) => c.args.includes(`/app/${GATEWAY_BUNDLE}`));
     assert.ok(copy, `the final stage copies /app/${GATEWAY_BUNDLE}`);
     assert.equal(copy.args.split(/\s+/)[0], `--from=${builder}`);

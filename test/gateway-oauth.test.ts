@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { base64url, type JWTPayload, SignJWT } from 'jose';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../launcher/free-port.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';
 import {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../launcher/free-port.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
 import { connectV1, structured } from './support/mcp-clients.ts';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../launcher/free-port.ts';
 import { eventually } from './support/temporal.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -12,11 +12,11 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { freePort } from '../lib/free-port.ts';
-import { catalogLabel, exampleCall, toolRows } from '../lib/start-banner.ts';
-import { gatewayLogEnv, mcpUrl, startConfig } from '../lib/start-config.ts';
-import { findTemporalCli, TEMPORAL_CLI_VERSION } from '../lib/temporal-cli.ts';
-import { DEFAULT_TASK_QUEUE } from '../lib/temporal-env.ts';
+import { DEFAULT_TASK_QUEUE } from '../common/temporal-env.ts';
+import { freePort } from '../launcher/free-port.ts';
+import { catalogLabel, exampleCall, toolRows } from '../launcher/start-banner.ts';
+import { gatewayLogEnv, mcpUrl, startConfig } from '../launcher/start-config.ts';
+import { findTemporalCli, TEMPORAL_CLI_VERSION } from '../launcher/temporal-cli.ts';
 import { eventually } from './support/temporal.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

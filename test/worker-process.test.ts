@@ -1,7 +1,7 @@
 // The worker process's life cycle: start, graceful stop, and an unreachable Temporal.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../launcher/free-port.ts';
 import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
 import { startWorker } from './support/worker-process.ts';
 

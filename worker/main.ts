@@ -2,7 +2,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import * as activities from '../activities/index.ts';
 import { closeSharedNoncePool } from '../activities/nonce-pool.ts';
-import { retryUntil, temporalEnv } from '../lib/temporal-env.ts';
+import { retryUntil, temporalEnv } from '../common/temporal-env.ts';
 import { workerSettings, workflowSource } from './options.ts';
 
 async function main(): Promise<void> {

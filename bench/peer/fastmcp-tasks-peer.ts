@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../launcher/free-port.ts';
 import { type BenchChild, startChild } from '../child-process.ts';
 import { ensureRedisInstalled, type RedisServer, startRedis } from './redis-server.ts';
 

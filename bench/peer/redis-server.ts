@@ -1,7 +1,7 @@
 // Redis for the peer, from the Debian package: installed with apt-get when absent, started on a
 // free loopback port with no persistence, stopped with the run.
 import { spawnSync } from 'node:child_process';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../launcher/free-port.ts';
 import { type BenchChild, startChild } from '../child-process.ts';
 
 function onPath(command: string): boolean {

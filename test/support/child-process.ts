@@ -2,7 +2,7 @@
 // line, and a ready that fails with that output when the process exits first or the deadline passes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ExitInfo } from '../../lib/managed-process.ts';
+import type { ExitInfo } from '../../launcher/managed-process.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -3,7 +3,7 @@
 // token, rotate its keys, take its key set endpoint down, count requests; plus signing keys made
 // here, so a test can hand-make the tokens a real authorization server would never issue.
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK } from 'jose';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../launcher/free-port.ts';
 import type { AsClient, AsConfig } from '../fixtures/oauth/authorization-server.ts';
 import { spawnTestProcess } from './child-process.ts';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DevServer } from '../../lib/dev-server.ts';
+import { DevServer } from '../../launcher/dev-server.ts';
 
 export interface TestTemporal {
   server: DevServer;

@@ -1,6 +1,6 @@
 // Runs `worker/main.ts` as a real child process, as operators run it.
 import type { ChildProcess } from 'node:child_process';
-import type { ExitInfo } from '../../lib/managed-process.ts';
+import type { ExitInfo } from '../../launcher/managed-process.ts';
 import { spawnTestProcess } from './child-process.ts';
 
 export interface WorkerProcess {

@@ -1,6 +1,6 @@
 // A production-shaped stack on one machine: PostgreSQL, the Temporal server's four services as
 // separate processes on it, the Web UI, two gateways behind a round-robin HAProxy, three workers.
-// `npm run cluster` runs it (scripts/cluster/main.ts); test/cluster.test.ts starts one of its own
+// `npm run cluster` runs it (launcher/cluster/main.ts); test/cluster.test.ts starts one of its own
 // and breaks pieces of it.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -8,11 +8,11 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { DEFAULT_TASK_QUEUE } from '../../common/temporal-env.ts';
 import { GATEWAY_NODE_FLAGS } from '../../gateway/runtime-flags.ts';
 import { SEARCH_ATTRIBUTES } from '../dev-server.ts';
 import { freePort } from '../free-port.ts';
 import { ensureTemporalCli } from '../temporal-cli.ts';
-import { DEFAULT_TASK_QUEUE } from '../temporal-env.ts';
 import { ClusterProcess, type ClusterProcessSpec } from './cluster-process.ts';
 import { ensureTemporalRole, findPostgresBin, initPostgres, openPathTo, postgresSpec } from './postgres.ts';
 import { findHaproxy, proxySpec, writeProxyConfig } from './proxy.ts';
@@ -129,7 +129,7 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-/** The UI binary built from scripts/cluster/ui (the UI server the Temporal CLI embeds). */
+/** The UI binary built from launcher/cluster/ui (the UI server the Temporal CLI embeds). */
 export function findUiBinary(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.TEMPORAL_UI_PATH) return existsSync(env.TEMPORAL_UI_PATH) ? env.TEMPORAL_UI_PATH : undefined;
   return goBinFolders(env)
@@ -279,7 +279,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   // Everything it needs, before anything starts.
   const pgBin = findPostgresBin();
   const haproxy = findHaproxy();
-  // Built with Go by scripts/cluster/install-temporal-server.sh when missing (minutes, once).
+  // Built with Go by scripts/install-temporal-server.sh when missing (minutes, once).
   const binaries = await ensureTemporalBinaries(
     say,
     options.ui === false ? undefined : () => findUiBinary() !== undefined,

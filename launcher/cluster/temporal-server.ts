@@ -1,7 +1,7 @@
 // The Temporal server v1.29.1 (the version the pinned CLI v1.5.1 embeds) as a real cluster: its
 // four services (frontend, history, matching, internal worker) as separate processes of the
 // server binary, on PostgreSQL for persistence and visibility. The binaries come from
-// `go install` (scripts/cluster/install-temporal-server.sh): `server` (go.temporal.io/server/cmd/server)
+// `go install` (scripts/install-temporal-server.sh): `server` (go.temporal.io/server/cmd/server)
 // and `sql` (the server's SQL schema tool, go.temporal.io/server/cmd/tools/sql).
 import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -80,12 +80,10 @@ export async function findTemporalBinaries(
 }
 
 /** The services' dynamic config, shared with the compose profile `cluster`. */
-export const DYNAMIC_CONFIG = fileURLToPath(
-  new URL('../../scripts/cluster/dynamicconfig.yaml', import.meta.url),
-);
+export const DYNAMIC_CONFIG = fileURLToPath(new URL('./dynamicconfig.yaml', import.meta.url));
 
 export const INSTALL_SCRIPT = fileURLToPath(
-  new URL('../../scripts/cluster/install-temporal-server.sh', import.meta.url),
+  new URL('../../scripts/install-temporal-server.sh', import.meta.url),
 );
 
 /**
@@ -157,7 +155,7 @@ export function writeTemporalConfig({
   const frontend = `127.0.0.1:${ports.grpc.frontend}`;
   writeFileSync(
     join(configDir, `${ENV_NAME}.yaml`),
-    `# Written by lib/cluster/temporal-server.ts at every start of the cluster; edits are overwritten.
+    `# Written by launcher/cluster/temporal-server.ts at every start of the cluster; edits are overwritten.
 log:
   stdout: true
   level: warn

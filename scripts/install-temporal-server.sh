@@ -3,13 +3,13 @@
 #   server      the Temporal server v1.29.1 (go.temporal.io/server/cmd/server; the version the
 #               pinned Temporal CLI v1.5.1 embeds), run once per service (--service frontend, ...)
 #   sql         the server's SQL schema tool (go.temporal.io/server/cmd/tools/sql)
-#   cluster-ui  the Temporal Web UI server (scripts/cluster/ui: the UI server the CLI embeds,
+#   cluster-ui  the Temporal Web UI server (launcher/cluster/ui: the UI server the CLI embeds,
 #               github.com/temporalio/ui-server/v2 v2.42.1, pointed at the cluster's frontend)
 # go.temporal.io/server v1.29.1 has no `replace` directive in its go.mod, so `go install` works.
 # The first build takes a few minutes (it reuses the Temporal CLI build's module and build caches).
 set -euo pipefail
 SERVER_VERSION="1.29.1"
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+UI_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/../launcher/cluster/ui" && pwd)"
 
 if ! command -v go >/dev/null 2>&1; then
   echo "Go is needed to build the Temporal server v${SERVER_VERSION} (https://go.dev/doc/install)." >&2
@@ -32,10 +32,10 @@ else
   echo "Built in $(($(date +%s) - start)) s: $gobin/server, $gobin/sql" >&2
 fi
 
-if [ -x "$gobin/cluster-ui" ] && [ "$gobin/cluster-ui" -nt "$HERE/ui/main.go" ]; then
+if [ -x "$gobin/cluster-ui" ] && [ "$gobin/cluster-ui" -nt "$UI_DIR/main.go" ]; then
   echo "Web UI server: $gobin/cluster-ui" >&2
 else
   echo "Building the Web UI server into $gobin/cluster-ui..." >&2
-  (cd "$HERE/ui" && go install .)
+  (cd "$UI_DIR" && go install .)
   echo "Web UI server: $gobin/cluster-ui" >&2
 fi

@@ -3,9 +3,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Connection } from '@temporalio/client';
+import { retryUntil } from '../common/temporal-env.ts';
 import { freePort } from './free-port.ts';
 import { requireTemporalCli } from './temporal-cli.ts';
-import { retryUntil } from './temporal-env.ts';
 
 export const SEARCH_ATTRIBUTES = { McpTool: 'Keyword', McpPrincipal: 'Keyword' } as const;
 

@@ -30,7 +30,7 @@ export function findHaproxy(env: NodeJS.ProcessEnv = process.env): string {
 export function writeProxyConfig({ configFile, port, gatewayPorts }: ProxyOptions): void {
   writeFileSync(
     configFile,
-    `# Written by lib/cluster/proxy.ts at every start of the cluster.
+    `# Written by launcher/cluster/proxy.ts at every start of the cluster.
 global
   maxconn 4096
 

@@ -1,4 +1,4 @@
-// The Temporal Web UI on its own, for the cluster started by scripts/cluster: the same UI server
+// The Temporal Web UI on its own, for the cluster started by launcher/cluster: the same UI server
 // the Temporal CLI v1.5.1 embeds in its dev server (github.com/temporalio/ui-server/v2 v2.42.1),
 // pointed at a frontend of our choosing.
 package main

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gatewayConfig } from '../gateway/config.ts';
 import { GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
-import { linePrefixer, processLabel } from '../lib/line-prefixer.ts';
-import { type LocalTemporal, startLocalTemporal } from '../lib/local-temporal.ts';
-import { ManagedProcess } from '../lib/managed-process.ts';
-import { catalogLabel, exampleCall, toolRows } from '../lib/start-banner.ts';
-import { gatewayLogEnv, localHost, mcpUrl, type StartConfig, startConfig } from '../lib/start-config.ts';
+import { linePrefixer, processLabel } from './line-prefixer.ts';
+import { type LocalTemporal, startLocalTemporal } from './local-temporal.ts';
+import { ManagedProcess } from './managed-process.ts';
+import { catalogLabel, exampleCall, toolRows } from './start-banner.ts';
+import { gatewayLogEnv, localHost, mcpUrl, type StartConfig, startConfig } from './start-config.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LABEL_WIDTH = 8;

@@ -6,8 +6,8 @@
 // CLUSTER_ECHO=1 to see every process's output here too (it always goes to the logs folder).
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Cluster, defaultClusterPorts, startCluster } from '../../lib/cluster/cluster.ts';
-import { processLabel } from '../../lib/line-prefixer.ts';
+import { processLabel } from '../line-prefixer.ts';
+import { type Cluster, defaultClusterPorts, startCluster } from './cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const say = (line: string) => process.stdout.write(`${processLabel('cluster', 16)}${line}\n`);
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   say(`  Temporal frontend ${c.temporalAddress}   (namespace default, task queue ${c.taskQueue})`);
   for (const p of Object.values(c.temporal)) say(`    ${p.name.padEnd(16)}pid ${p.pid}`);
   say(
-    `  Web UI            ${c.uiUrl ?? 'not served: build it with bash scripts/cluster/install-temporal-server.sh'}`,
+    `  Web UI            ${c.uiUrl ?? 'not served: build it with bash scripts/install-temporal-server.sh'}`,
   );
   say(
     `  PostgreSQL        127.0.0.1:${c.ports.postgres}   (pid ${c.postgres.pid}, data ${join(c.dataDir, 'postgres')})`,
