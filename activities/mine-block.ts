@@ -5,7 +5,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { MineBlockHeartbeat, MinedBlock } from '../workflows/contract.ts';
-import { defaultThreadCount, sharedNoncePool } from './nonce-pool.ts';
 import {
   type BlockSpec,
   blockHeader,
@@ -13,7 +12,8 @@ import {
   InvalidMiningParameters,
   MAX_NONCE,
   searchNonces,
-} from './pow.ts';
+} from './pow/block.ts';
+import { defaultThreadCount, sharedNoncePool } from './pow/nonce-pool.ts';
 
 /** Nonces per slice when searching on the activity's own thread: tens of milliseconds. */
 const SLICE = 500_000;

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
-import { hashBlock, leadingZeroBits } from '../activities/pow.ts';
+import { hashBlock, leadingZeroBits } from '../activities/pow/block.ts';
+import { GENESIS_HASH } from '../activities/pow/genesis.ts';
 import {
   type ChainResult,
   MINE_CHAIN_WORKFLOW,
@@ -44,7 +45,7 @@ describe('mineChain workflow', () => {
     const handle = await start(input);
     const result: ChainResult = await handle.result();
     assert.equal(result.blocks.length, 4);
-    let previousHash = '0'.repeat(64);
+    let previousHash = GENESIS_HASH;
     for (const [index, block] of result.blocks.entries()) {
       assert.equal(block.index, index);
       assert.equal(block.previousHash, previousHash, `block ${index} links to its predecessor`);

@@ -2,8 +2,9 @@
 // thread count; a progress mark that never passes an untried nonce; prompt abort; clean close.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { NoncePool } from '../activities/nonce-pool.ts';
-import { blockHeader, GENESIS_HASH, MAX_NONCE, searchNonces } from '../activities/pow.ts';
+import { blockHeader, MAX_NONCE, searchNonces } from '../activities/pow/block.ts';
+import { GENESIS_HASH } from '../activities/pow/genesis.ts';
+import { NoncePool } from '../activities/pow/nonce-pool.ts';
 
 const spec = (data: string, difficulty: number, index = 0) => ({
   previousHash: GENESIS_HASH,

@@ -2,19 +2,19 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { availableCores, core } from '../activities/miner-cores.ts';
 import {
   blockHeader,
   fastCoreName,
-  GENESIS_HASH,
   leadingZeroBits,
   MAX_NONCE,
   NonceScanner,
   searchNonces,
   searchNoncesReference,
   writeNonce,
-} from '../activities/pow.ts';
-import { difficultyMasks, scanTail, tailContext, tailDigest } from '../activities/sha256-midstate.ts';
+} from '../activities/pow/block.ts';
+import { GENESIS_HASH } from '../activities/pow/genesis.ts';
+import { availableCores, core } from '../activities/pow/miner-cores.ts';
+import { difficultyMasks, scanTail, tailContext, tailDigest } from '../activities/pow/sha256-midstate.ts';
 
 const TWO_32 = 2 ** 32;
 

@@ -3,14 +3,14 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import {
   blockHeader,
-  GENESIS_HASH,
   HEADER_BYTES,
   hashBlock,
   InvalidMiningParameters,
   leadingZeroBits,
   meetsDifficulty,
   searchNonces,
-} from '../activities/pow.ts';
+} from '../activities/pow/block.ts';
+import { GENESIS_HASH } from '../activities/pow/genesis.ts';
 
 const spec = { previousHash: GENESIS_HASH, index: 0, data: 'hello', difficulty: 0 };
 

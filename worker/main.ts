@@ -1,7 +1,7 @@
 // The worker process: runs mineChain workflows and mineBlock activities from the task queue.
 import { NativeConnection, Worker } from '@temporalio/worker';
 import * as activities from '../activities/index.ts';
-import { closeSharedNoncePool } from '../activities/nonce-pool.ts';
+import { closeSharedNoncePool } from '../activities/pow/nonce-pool.ts';
 import { retryUntil, temporalEnv } from '../common/temporal-env.ts';
 import { workerSettings, workflowSource } from './options.ts';
 

@@ -1,6 +1,6 @@
 // Optional native core of the miner: the tail compression with the x86 SHA extensions, two nonces
 // interleaved (one SHA round instruction waits on the previous one; two independent streams fill
-// the gaps). Built at install time by scripts/build-native-miner.mjs when a C compiler is there;
+// the gaps). Built at install time by build.mjs (beside this file) when a C compiler is there;
 // without it, or on a CPU without the SHA extensions, the miner uses its WebAssembly core.
 //
 // exports.shaNi: boolean, whether this CPU has the SHA extensions.

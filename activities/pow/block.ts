@@ -10,7 +10,6 @@ export const HEADER_BYTES = 80;
 export const NONCE_OFFSET = 72;
 export const MAX_DIFFICULTY = 64;
 export const MAX_NONCE = Number.MAX_SAFE_INTEGER;
-export const GENESIS_HASH = '0'.repeat(64);
 
 export interface BlockSpec {
   previousHash: string;

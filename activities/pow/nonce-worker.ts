@@ -1,7 +1,7 @@
 // One thread of the nonce pool: scans the nonce ranges it is sent on the fast path, checking
 // between slices whether its search was stopped (the shared cutoff fell to or below the range).
 import { parentPort } from 'node:worker_threads';
-import { NonceScanner } from './pow.ts';
+import { NonceScanner } from './block.ts';
 
 export interface ScanTask {
   id: number;

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
+const root = join(here, '..', '..', '..');
 const source = join(here, 'miner.c');
 const out = join(root, 'dist', 'native', 'miner.node');
 

@@ -9,8 +9,8 @@
 // chunk finds a nonce, nothing above it is handed out and running chunks above it stop.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { InvalidMiningParameters, MAX_DIFFICULTY, MAX_NONCE } from './block.ts';
 import type { ScanReply, ScanTask } from './nonce-worker.ts';
-import { InvalidMiningParameters, MAX_DIFFICULTY, MAX_NONCE } from './pow.ts';
 
 /**
  * The thread's entry is TypeScript, like the rest of the project: it is loaded through tsx's

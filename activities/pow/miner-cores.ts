@@ -19,7 +19,7 @@ export interface Core {
   scan(ctx: TailContext, mask0: number, mask1: number, hi: number, loFrom: number, loTo: number): number;
 }
 
-const NATIVE_PATH = fileURLToPath(new URL('../dist/native/miner.node', import.meta.url));
+const NATIVE_PATH = fileURLToPath(new URL('../../dist/native/miner.node', import.meta.url));
 
 interface NativeMiner {
   shaNi: boolean;
