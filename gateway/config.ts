@@ -1,42 +1,27 @@
 // Gateway settings from the environment: where to listen, how long a call may wait, how tasks are
-// advertised. Temporal's own settings (address, namespace, task queue, TLS) come from temporalEnv().
-import { type TemporalEnv, temporalEnv } from '../lib/temporal-env.ts';
-import { type AuthTokens, assertSafeBind, authTokensFromEnv } from './http/auth.ts';
-import { type OAuthSettings, oauthSettingsFromEnv } from './http/oauth-settings.ts';
-import { type CatalogTool, loadCatalogFile } from './mcp/catalog.ts';
-import type { ApprovalPolicy } from './mcp/mining/approval-policy.ts';
-import { miningTool } from './mcp/mining/tool.ts';
-import type { SubscriptionLimits } from './mcp/task-subscriptions.ts';
+// advertised, who may call, which tools are served. Temporal's own settings (address, namespace,
+// task queue, TLS) come from temporalEnv(). A bad value stops the start naming the variable.
+import { readFileSync } from 'node:fs';
+import { integerSetting as integer } from '../common/settings.ts';
+import { type TemporalEnv, temporalEnv } from '../common/temporal-env.ts';
+import { miningEntry } from '../workflows/mining/tool.ts';
+import type { AppSettings } from './http/app.ts';
+import { isLoopback } from './http/loopback.ts';
+import type { AuthTokens } from './http/mcp-endpoint.ts';
+import { oauthSettingsFromEnv } from './http/oauth-settings.ts';
+import { type CatalogTool, catalogTool, loadCatalogFile } from './mcp/catalog.ts';
+import type { BackendOptions } from './temporal/backend.ts';
 
-export interface GatewayConfig {
-  host: string;
+export interface GatewayConfig extends AppSettings {
   port: number;
   /** Longest a tools/call waits for the workflow before answering with a handle. */
   waitBudgetMs: number;
-  /** Poll interval suggested to clients (pollIntervalMs / poll_after_seconds). */
-  pollIntervalMs: number;
-  /** ttlMs advertised on tasks: how long a finished task stays retrievable. */
-  taskTtlMs: number;
   /** Longest a poll waits for a worker to answer the progress query. */
   queryTimeoutMs: number;
   /** Deadline of every other Temporal call (start, describe, signal, cancel). */
   temporalTimeoutMs: number;
-  /** Longest /readyz waits for Temporal before answering 503. */
-  readyTimeoutMs: number;
-  /** When a mining run must pause for a person's approval before publishing, and for how long. */
-  approval: ApprovalPolicy;
-  /** principal → bearer token (MCP_AUTH_TOKENS / MCP_AUTH_TOKENS_FILE); empty: no auth, loopback only. */
-  authTokens: AuthTokens;
-  /** OAuth access tokens from an identity provider (MCP_OAUTH_*), beside the static tokens. */
-  oauth?: OAuthSettings;
   /** Running tasks one principal may have at once; 0: no cap. */
   maxRunningTasks: number;
-  /** Polls of one task closer together than this are refused (429); 0: no poll rate limit. */
-  pollMinIntervalMs: number;
-  /** Largest request body accepted on /mcp (413 above it). */
-  bodyLimitBytes: number;
-  /** Bounds of pushed task status (subscriptions/listen with taskIds). */
-  listen: SubscriptionLimits;
   temporal: TemporalEnv;
   /** The catalog file (MCP_TOOLS_FILE), or undefined for the built-in catalog. */
   toolsFile?: string;
@@ -53,7 +38,6 @@ export const DEFAULTS = {
   queryTimeoutMs: 1_500,
   temporalTimeoutMs: 4_000,
   readyTimeoutMs: 2_000,
-  approvalTimeoutMs: 60 * 60 * 1000,
   maxRunningTasks: 100,
   pollMinIntervalMs: 0,
   bodyLimitBytes: 64 * 1024,
@@ -62,18 +46,80 @@ export const DEFAULTS = {
   listenKeepAliveMs: 15_000,
 } as const;
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+// ---- who may call -------------------------------------------------------------------------------------
+
+export const PRINCIPAL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+export const MIN_TOKEN_LENGTH = 16;
+
+/**
+ * `alice:token1,bob:token2` (commas, whitespace or newlines between pairs; `#` starts a comment
+ * line in a file). `source` names where the text came from, for error messages.
+ */
+export function parseAuthTokens(text: string, source: string): Map<string, string> {
+  const tokens = new Map<string, string>();
+  const seen = new Set<string>();
+  const lines = text.split(/\r?\n/).filter((line) => !line.trim().startsWith('#'));
+  for (const pair of lines.join(',').split(/[\s,]+/)) {
+    if (pair === '') continue;
+    const colon = pair.indexOf(':');
+    const principal = colon > 0 ? pair.slice(0, colon) : '';
+    const token = colon > 0 ? pair.slice(colon + 1) : '';
+    if (!PRINCIPAL_PATTERN.test(principal)) {
+      throw new Error(
+        `${source}: expected principal:token pairs; "${principal || pair.slice(0, 12)}" is not a valid principal ` +
+          '(letters, digits, . _ @ -, at most 64 characters)',
+      );
+    }
+    if (token.length < MIN_TOKEN_LENGTH) {
+      throw new Error(
+        `${source}: the token of "${principal}" is shorter than ${MIN_TOKEN_LENGTH} characters`,
+      );
+    }
+    if (tokens.has(principal)) throw new Error(`${source}: principal "${principal}" is listed twice`);
+    if (seen.has(token)) throw new Error(`${source}: two principals share a token`);
+    tokens.set(principal, token);
+    seen.add(token);
   }
-  return value;
+  return tokens;
 }
 
-/** Throws (naming the variable) on a bad value, and refuses a non-loopback host without authentication. */
-export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+/** Tokens from MCP_AUTH_TOKENS or the file named by MCP_AUTH_TOKENS_FILE (not both). */
+export function authTokensFromEnv(env: NodeJS.ProcessEnv): Map<string, string> {
+  const inline = env.MCP_AUTH_TOKENS?.trim();
+  const file = env.MCP_AUTH_TOKENS_FILE?.trim();
+  if (inline && file) throw new Error('set MCP_AUTH_TOKENS or MCP_AUTH_TOKENS_FILE, not both');
+  if (inline) return parseAuthTokens(inline, 'MCP_AUTH_TOKENS');
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new Error(`MCP_AUTH_TOKENS_FILE: cannot read ${file}: ${(err as Error).message}`);
+    }
+    const tokens = parseAuthTokens(text, `MCP_AUTH_TOKENS_FILE (${file})`);
+    if (tokens.size === 0) throw new Error(`MCP_AUTH_TOKENS_FILE (${file}) lists no principal:token pairs`);
+    return tokens;
+  }
+  return new Map();
+}
+
+/** Startup check: without tokens or OAuth the gateway may only listen on loopback. */
+export function assertSafeBind(host: string, tokens: AuthTokens, oauth = false): void {
+  if (tokens.size === 0 && !oauth && !isLoopback(host)) {
+    throw new Error(
+      `refusing to listen on ${host} without authentication: set MCP_AUTH_TOKENS (principal:token pairs) ` +
+        'or MCP_AUTH_TOKENS_FILE, or MCP_OAUTH_ISSUER and MCP_OAUTH_AUDIENCE, or bind to 127.0.0.1',
+    );
+  }
+}
+
+// ---- everything ----------------------------------------------------------------------------------------
+
+/**
+ * Throws (naming the variable) on a bad value, and refuses a non-loopback host without
+ * authentication. Async: a catalog entry may name a hooks module to load.
+ */
+export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promise<GatewayConfig> {
   const host = env.MCP_HOST?.trim() || DEFAULTS.host;
   const authTokens = authTokensFromEnv(env);
   const oauth = oauthSettingsFromEnv(env);
@@ -81,19 +127,12 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
   const pollIntervalMs = integer(env, 'MCP_POLL_INTERVAL_MS', DEFAULTS.pollIntervalMs, 100, 10 * 60_000);
   const waitBudgetMs = integer(env, 'MCP_WAIT_BUDGET_MS', DEFAULTS.waitBudgetMs, 0, 10 * 60_000);
   const temporal = temporalEnv(env);
-  const approval: ApprovalPolicy = {
-    // 0 (the default) asks for approval only when the caller sets require_approval.
-    thresholdHashes: integer(env, 'MCP_APPROVAL_THRESHOLD_HASHES', 0, 0, Number.MAX_SAFE_INTEGER),
-    timeoutMs: integer(
-      env,
-      'MCP_APPROVAL_TIMEOUT_MS',
-      DEFAULTS.approvalTimeoutMs,
-      1_000,
-      7 * 24 * 60 * 60 * 1000,
-    ),
-  };
   const toolsFile = env.MCP_TOOLS_FILE?.trim() || undefined;
   const catalogDefaults = { taskQueue: temporal.taskQueue, waitBudgetMs };
+  // The built-in catalog is the mining entry, read like any catalog entry.
+  const tools = toolsFile
+    ? await loadCatalogFile(toolsFile, catalogDefaults, env)
+    : [catalogTool(miningEntry(env), catalogDefaults)];
   return {
     host,
     port: integer(env, 'MCP_PORT', DEFAULTS.port, 0, 65_535),
@@ -120,9 +159,19 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
       maxStreams: integer(env, 'MCP_LISTEN_MAX_STREAMS', DEFAULTS.listenMaxStreams, 1, 100_000),
       keepAliveMs: DEFAULTS.listenKeepAliveMs,
     },
-    approval,
     temporal,
     ...(toolsFile ? { toolsFile } : {}),
-    tools: toolsFile ? loadCatalogFile(toolsFile, catalogDefaults) : [miningTool(catalogDefaults, approval)],
+    tools,
+  };
+}
+
+/** The backend options a gateway configuration implies. */
+export function backendOptions(config: GatewayConfig, serverSecret: Buffer): BackendOptions {
+  return {
+    namespace: config.temporal.namespace,
+    callTimeoutMs: config.temporalTimeoutMs,
+    queryTimeoutMs: config.queryTimeoutMs,
+    serverSecret,
+    maxRunningTasks: config.maxRunningTasks,
   };
 }

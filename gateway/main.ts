@@ -1,16 +1,16 @@
 // `npm run gateway`: the MCP gateway process. Configuration from the environment (see config.ts).
-import { gatewayConfig } from './config.ts';
+import { setTimeout as delay } from 'node:timers/promises';
+import { backendOptions, gatewayConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { logDestination, logFormat } from './http/logging.ts';
 import { loadServerSecret } from './server-secret.ts';
-import { backendOptions, TemporalBackend } from './temporal/backend.ts';
-import { createTemporalClient } from './temporal/client.ts';
+import { createTemporalClient, TemporalBackend } from './temporal/backend.ts';
 
 /** Settings that must be right before anything listens: a bad one stops the start with its reason. */
-function startupSettings() {
+async function startupSettings() {
   try {
     return {
-      config: gatewayConfig(),
+      config: await gatewayConfig(),
       serverSecret: loadServerSecret(),
       logFormat: logFormat(process.env, Boolean(process.stdout.isTTY)),
     };
@@ -20,7 +20,7 @@ function startupSettings() {
   }
 }
 
-const { config, serverSecret, logFormat: format } = startupSettings();
+const { config, serverSecret, logFormat: format } = await startupSettings();
 const client = createTemporalClient(config.temporal, config.temporalTimeoutMs);
 const backend = new TemporalBackend(client, backendOptions(config, serverSecret.secret));
 // JSON lines are written off the request path (pino flushes what is pending when the process
@@ -53,10 +53,7 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
   app.log.info(`gateway: ${signal}, shutting down`);
   try {
     await app.close();
-    await Promise.race([
-      client.connection.close(),
-      new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
-    ]);
+    await Promise.race([client.connection.close(), delay(2_000, undefined, { ref: false })]);
     process.exit(0);
   } catch (err) {
     app.log.error(err, 'gateway: unclean shutdown');

@@ -1,2 +1,2 @@
 // Entry point the worker bundles: every workflow type it serves.
-export { mineChain } from './mine-chain.ts';
+export { mineChain } from './mining/mine-chain.ts';

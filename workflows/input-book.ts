@@ -1,7 +1,7 @@
 // The input requests a task has asked for and the answers it took. Keys are unique for the
 // task's lifetime: an answered or superseded key never comes back, and answers to keys that are
 // unknown, answered or superseded are ignored. Pure: used inside the workflow, tested alone.
-import type { InputRequest, InputResponse } from './contract.ts';
+import type { InputRequest, InputResponse } from './mcp-contract.ts';
 
 export class InputBook {
   private issued = 0;

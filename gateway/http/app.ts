@@ -1,26 +1,50 @@
-// The Fastify app, built apart from listen() so tests drive it in-process or on a free port.
+// The Fastify app, built apart from listen() so tests drive it in-process or on a free port:
+// POST /mcp (mcp-endpoint.ts), GET /healthz (the process is up), GET /readyz (Temporal answers
+// within a bounded time, 503 if not), GET /metrics (Prometheus text, not request-logged), and with
+// OAuth the RFC 9728 metadata.
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { GatewayConfig } from '../config.ts';
-import { Catalog } from '../mcp/catalog.ts';
+import type { TaskTiming } from '../mcp/answers.ts';
+import { Catalog, type CatalogTool } from '../mcp/catalog.ts';
 import { McpServers } from '../mcp/server.ts';
-import { TaskSubscriptions } from '../mcp/task-subscriptions.ts';
+import type { SubscriptionLimits } from '../mcp/push.ts';
+import { renderMetrics } from '../shared/metrics.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
-import { healthRoutes } from './health.ts';
-import { bindTaskFromBody, childLoggerFactory, loggerOptions } from './logging.ts';
+import { loggerOptions } from './logging.ts';
 import { isLoopback, loopbackHostnames } from './loopback.ts';
-import { mcpRoute } from './mcp-route.ts';
-import { metricsRoute } from './metrics-route.ts';
-import { OAuthResourceServer } from './oauth.ts';
-import { protectedResourceRoutes } from './protected-resource.ts';
-import { ToolScopes } from './tool-scopes.ts';
+import { type AuthTokens, childLoggerFactory, mcpEndpoint } from './mcp-endpoint.ts';
+import { OAuthResourceServer, protectedResourceRoutes, ToolScopes } from './oauth.ts';
+import type { OAuthSettings } from './oauth-settings.ts';
+
+/** What the app needs of the gateway's settings (config.ts). */
+export interface AppSettings {
+  host: string;
+  /** Longest /readyz waits for Temporal before answering 503. */
+  readyTimeoutMs: number;
+  /** ttlMs advertised on tasks: how long a finished task stays retrievable. */
+  taskTtlMs: number;
+  /** Poll interval suggested to clients (pollIntervalMs / poll_after_seconds). */
+  pollIntervalMs: number;
+  /** principal → bearer token; empty: no auth, loopback only. */
+  authTokens: AuthTokens;
+  /** OAuth access tokens from an identity provider, beside the static tokens. */
+  oauth?: OAuthSettings;
+  /** Polls of one task closer together than this are refused (429); 0: no poll rate limit. */
+  pollMinIntervalMs: number;
+  /** Largest request body accepted on /mcp (413 above it). */
+  bodyLimitBytes: number;
+  /** Bounds of pushed task status (subscriptions/listen with taskIds). */
+  listen: SubscriptionLimits;
+  /** The tools served. */
+  tools: CatalogTool[];
+}
 
 export interface AppDeps {
   backend: TemporalBackend;
   logger?: FastifyServerOptions['logger'];
 }
 
-export function buildApp(config: GatewayConfig, deps: AppDeps): FastifyInstance {
+export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
   const app = Fastify({ logger: loggerOptions(deps.logger ?? false), childLoggerFactory });
   if (isLoopback(config.host)) {
     // DNS-rebinding protection for a local server: only loopback Host and Origin values.
@@ -28,9 +52,31 @@ export function buildApp(config: GatewayConfig, deps: AppDeps): FastifyInstance 
     app.addHook('onRequest', hostHeaderValidation(hostnames));
     app.addHook('onRequest', originValidation(hostnames));
   }
-  app.addHook('preHandler', bindTaskFromBody);
-  app.register(healthRoutes, { backend: deps.backend, readyTimeoutMs: config.readyTimeoutMs });
-  app.register(metricsRoute);
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const { readyTimeoutMs } = config;
+    let timer: NodeJS.Timeout | undefined;
+    const tooSlow = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+    });
+    const ping = deps.backend.ping(readyTimeoutMs);
+    ping.catch(() => {}); // once the bound has answered 503, a late failure has no one to tell
+    try {
+      await Promise.race([ping, tooSlow]);
+      return { status: 'ready', temporal: 'reachable' };
+    } catch (err) {
+      reply.code(503);
+      return { status: 'unavailable', temporal: 'unreachable', error: (err as Error).message };
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+  app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+    const { contentType, body } = await renderMetrics();
+    return reply.type(contentType).send(body);
+  });
+
   const catalog = new Catalog(config.tools);
   const oauth = config.oauth ? new OAuthResourceServer(config.oauth) : undefined;
   const toolScopes = new ToolScopes(config.tools, config.oauth?.requiredScopes ?? []);
@@ -45,24 +91,21 @@ export function buildApp(config: GatewayConfig, deps: AppDeps): FastifyInstance 
       );
     });
   }
-  app.register(mcpRoute, {
+  const onError = (error: Error) => app.log.warn({ err: error }, 'mcp request error');
+  app.register(mcpEndpoint, {
     servers: new McpServers({
       backend: deps.backend,
       catalog,
       timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
-    }),
-    subscriptions: new TaskSubscriptions({
-      backend: deps.backend,
-      catalog,
-      timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
-      limits: config.listen,
+      listen: config.listen,
+      onError,
     }),
     isPollTool: (name) => catalog.isPollTool(name),
     authTokens: config.authTokens,
     ...(oauth ? { oauth, toolScopes } : {}),
     bodyLimitBytes: config.bodyLimitBytes,
     pollMinIntervalMs: config.pollMinIntervalMs,
-    onError: (error) => app.log.warn({ err: error }, 'mcp request error'),
+    onError,
   });
   return app;
 }

@@ -1,6 +1,7 @@
 // OAuth 2.1 resource-server settings from the environment: which authorization server issues the
 // access tokens the gateway accepts (MCP_OAUTH_ISSUER), for which resource (MCP_OAUTH_AUDIENCE),
 // with which scopes, and how a token names its principal. Unset issuer and audience: no OAuth.
+import { integerSetting as integer } from '../../common/settings.ts';
 import { SCOPE_TOKEN } from '../mcp/catalog.ts';
 import { isLoopback } from './loopback.ts';
 
@@ -27,16 +28,6 @@ export const OAUTH_DEFAULTS = {
   httpTimeoutMs: 5_000,
   jwksCooldownMs: 30_000,
 } as const;
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
 
 /** An http(s) URL, https unless on a loopback host; `what` names the setting in errors. */
 function serverUrl(value: string, what: string): URL {

@@ -1,21 +1,29 @@
 // The gateway as an OAuth 2.1 resource server (the MCP authorization spec): a bearer token that is
 // not a static one is checked as a JWT access token of the configured issuer, for this resource,
-// with the scopes the gateway requires. Refusals carry the RFC 6750 challenge (built by the MCP
-// SDK) that points clients at the RFC 9728 metadata, so they can find the authorization server.
+// with the scopes the gateway requires, and each catalog tool's own scopes on the calls about it.
+// Refusals carry the RFC 6750 challenge (built by the MCP SDK) that points clients at the RFC 9728
+// metadata this module also serves, so they can find the authorization server.
+import type { IncomingMessage } from 'node:http';
 import {
   bearerAuthChallengeResponse,
   getOAuthProtectedResourceMetadataUrl,
+  type JSONRPCRequest,
   OAuthError,
   OAuthErrorCode,
   type OAuthProtectedResourceMetadata,
+  requireScopes,
+  type ScopeChallengeHandler,
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { CatalogTool } from '../mcp/catalog.ts';
 import {
   authorizationServerUnavailable,
-  errorBody,
-  FORBIDDEN,
-  UNAUTHORIZED,
-} from '../mcp/json-rpc-errors.ts';
+  type ErrorBody,
+  insufficientScope,
+  unauthorized,
+} from '../mcp/errors.ts';
+import { taskIdPrefix } from '../temporal/runs.ts';
 import { AuthorizationServerUnavailable, JwtAccessTokenVerifier } from './jwt-verifier.ts';
 import type { OAuthSettings } from './oauth-settings.ts';
 
@@ -29,7 +37,7 @@ export interface Identity {
 export interface Refusal {
   status: number;
   headers: Record<string, string>;
-  body: ReturnType<typeof errorBody>;
+  body: ErrorBody;
 }
 
 export const REALM = 'mcp';
@@ -102,7 +110,7 @@ export class OAuthResourceServer {
     return {
       status: 401,
       headers: { 'www-authenticate': challenge },
-      body: errorBody(null, UNAUTHORIZED, 'Unauthorized: a bearer token is required'),
+      body: unauthorized('a bearer token is required'),
     };
   }
 
@@ -111,7 +119,7 @@ export class OAuthResourceServer {
     const error = new OAuthError(OAuthErrorCode.InvalidToken, description);
     return {
       ...this.challenge(error, this.settings.requiredScopes),
-      body: errorBody(null, UNAUTHORIZED, `Unauthorized: ${description}`),
+      body: unauthorized(description),
     };
   }
 
@@ -120,10 +128,7 @@ export class OAuthResourceServer {
     const error = new OAuthError(OAuthErrorCode.InsufficientScope, description);
     return {
       ...this.challenge(error, scopes),
-      body: errorBody(id, FORBIDDEN, `Forbidden: ${description} (needs: ${scopes.join(' ')})`, {
-        reason: 'insufficient_scope',
-        requiredScopes: [...scopes],
-      }),
+      body: insufficientScope(id, description, scopes),
     };
   }
 
@@ -144,3 +149,117 @@ export class OAuthResourceServer {
 export function isRefusal(outcome: Identity | Refusal): outcome is Refusal {
   return 'status' in outcome;
 }
+
+const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
+
+/**
+ * Per-tool OAuth scopes: a catalog entry's `scopes` are needed (besides the gateway's required ones)
+ * for tools/call of the tool and its companions, and for tasks/* on its tasks. Checked on the parsed
+ * body before the MCP layer sees it, with the SDK's requireScopes; a token without them is 403
+ * `insufficient_scope` naming every scope the request needs. Static tokens may use every tool.
+ */
+export class ToolScopes {
+  private readonly byName = new Map<string, ScopeChallengeHandler>();
+  private readonly byIdPrefix = new Map<string, ScopeChallengeHandler>();
+  /** Every scope the gateway knows of (required ones first): RFC 9728 `scopes_supported`. */
+  readonly supported: string[];
+
+  constructor(tools: readonly CatalogTool[], requiredScopes: readonly string[]) {
+    const supported = new Set(requiredScopes);
+    for (const tool of tools) {
+      if (!tool.scopes?.length) continue;
+      for (const scope of tool.scopes) supported.add(scope);
+      const needed = [...new Set([...requiredScopes, ...tool.scopes])] as [string, ...string[]];
+      const handler = requireScopes(...needed);
+      const { result, cancel, respond } = tool.companions;
+      for (const name of [tool.name, result, cancel, respond]) if (name) this.byName.set(name, handler);
+      this.byIdPrefix.set(tool.idPrefix, handler);
+    }
+    this.supported = [...supported];
+  }
+
+  get empty(): boolean {
+    return this.byName.size === 0;
+  }
+
+  /** The scopes `message` needs that `identity` lacks (all the request needs), or undefined. */
+  async missing(message: unknown, identity: Identity): Promise<readonly string[] | undefined> {
+    if (!identity.scopes || !message || typeof message !== 'object') return undefined;
+    const { method, params } = message as { method?: unknown; params?: Record<string, unknown> };
+    let handler: ScopeChallengeHandler | undefined;
+    if (method === 'tools/call' && typeof params?.name === 'string') handler = this.byName.get(params.name);
+    else if (typeof method === 'string' && TASK_METHODS.has(method) && typeof params?.taskId === 'string') {
+      const prefix = taskIdPrefix(params.taskId);
+      handler = prefix === undefined ? undefined : this.byIdPrefix.get(prefix);
+    }
+    const challenge = await handler?.({
+      request: message as JSONRPCRequest,
+      authInfo: { token: '', clientId: identity.principal, scopes: [...identity.scopes] },
+    });
+    return challenge?.scopes;
+  }
+
+  /** preHandler hook for /mcp: 403 `insufficient_scope` for a call the token's scopes do not cover. */
+  hook(
+    oauth: OAuthResourceServer,
+    identityOf: (request: IncomingMessage) => Identity | undefined,
+    send: (reply: FastifyReply, refusal: Refusal) => unknown,
+  ) {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const identity = identityOf(request.raw);
+      if (!identity?.scopes) return;
+      const messages = Array.isArray(request.body) ? request.body : [request.body];
+      for (const message of messages) {
+        const needed = await this.missing(message, identity);
+        if (!needed) continue;
+        const { method, params } = message as { method: string; params: { name?: string; taskId?: string } };
+        const what = method === 'tools/call' ? `the tool ${params.name}` : `${method} on ${params.taskId}`;
+        return send(
+          reply,
+          oauth.insufficientScope(
+            needed,
+            `the token lacks a scope ${what} needs`,
+            (message as { id?: unknown }).id,
+          ),
+        );
+      }
+    };
+  }
+}
+
+export interface ProtectedResourceOptions {
+  oauth: OAuthResourceServer;
+  scopesSupported: readonly string[];
+}
+
+const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+
+/**
+ * GET /.well-known/oauth-protected-resource (and its path-suffixed form for /mcp): the RFC 9728
+ * metadata. Public, cacheable, readable from browser-based clients (CORS).
+ */
+export const protectedResourceRoutes: FastifyPluginAsync<ProtectedResourceOptions> = async (
+  app,
+  { oauth, scopesSupported },
+) => {
+  const document = oauth.metadata(scopesSupported);
+  // The bare form, the form for this server's /mcp, and the one the resource URI itself implies
+  // (the same unless a proxy serves the gateway under another path).
+  const paths = new Set([WELL_KNOWN, `${WELL_KNOWN}/mcp`, new URL(oauth.metadataUrl).pathname]);
+  for (const path of paths) {
+    app.get(path, async (_request, reply) =>
+      reply
+        .header('access-control-allow-origin', '*')
+        .header('cache-control', 'public, max-age=3600')
+        .send(document),
+    );
+    app.options(path, async (_request, reply) =>
+      reply
+        .code(204)
+        .header('access-control-allow-origin', '*')
+        .header('access-control-allow-methods', 'GET, HEAD, OPTIONS')
+        .header('access-control-allow-headers', '*')
+        .send(),
+    );
+  }
+};

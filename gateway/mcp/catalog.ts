@@ -1,20 +1,65 @@
 // The tool catalog: which Temporal workflows the gateway serves as MCP tools. Read from the file
 // MCP_TOOLS_FILE names (YAML or JSON), or the built-in catalog (mining) when unset. A bad catalog
-// stops the gateway at start with the file, the entry and the field.
+// stops the gateway at start with the file, the entry and the field. Schemas are JSON Schema
+// 2020-12, checked with Ajv (the field's validator).
+//
+// An entry may name `hooks`: a module (path relative to the catalog file) exporting `hooks`, an
+// object or a function of the environment, that overrides parts of how the tool's runs read (its
+// presentation: summary line, status messages, progress, outcome, the workflow's argument). The
+// built-in mining entry is one such entry; most need none.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
-import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { taskIdPrefix } from '../temporal/task-id.ts';
-import { compileSchema, describeSchemaError, type JsonSchema } from './json-schema.ts';
-import { genericPresentation, type Presentation } from './presentation.ts';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type * as z from 'zod/v4';
+import { toJSONSchema } from 'zod/v4';
+import { taskIdPrefix } from '../temporal/runs.ts';
+import { type Companions, genericPresentation, type Presentation } from './answers.ts';
 
-export interface Companions {
-  /** Polls a run: the start/poll JSON. */
-  result: string;
-  cancel: string;
-  /** Answers an input request; only for tools with an input signal. */
-  respond?: string;
+export type JsonSchema = Record<string, unknown>;
+
+// Unknown keywords are errors (a typo in a schema fails the start); type-shape strictness is off so
+// ordinary hand-written schemas compile.
+const ajv = new Ajv2020({
+  allErrors: false,
+  useDefaults: true,
+  strictSchema: true,
+  strictTypes: false,
+  strictTuples: false,
+  strictRequired: false,
+  allowUnionTypes: true,
+  logger: false,
+});
+addFormats.default(ajv);
+
+/** Compiles a schema; throws with Ajv's reason when it is not a valid schema. */
+export function compileSchema(schema: JsonSchema): ValidateFunction {
+  return ajv.compile(schema);
+}
+
+/** A zod schema as the JSON Schema MCP lists (without the `$schema` dialect line). */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = toJSONSchema(schema, { io }) as JsonSchema;
+  return rest;
+}
+
+/** "difficulty: must be <= 40" — the field first, then what is wrong with it. */
+export function describeSchemaError(error: ErrorObject): string {
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  if (error.keyword === 'required' && params.missingProperty) {
+    return `${[...path, params.missingProperty].join('.')}: is required`;
+  }
+  if (error.keyword === 'additionalProperties' && params.additionalProperty) {
+    return `${[...path, params.additionalProperty].join('.')}: is not an allowed field`;
+  }
+  return path.length > 0 ? `${path.join('.')}: ${error.message}` : `${error.message}`;
 }
 
 export interface CatalogTool {
@@ -79,6 +124,8 @@ const CATALOG_FILE_SCHEMA: JsonSchema = {
           idempotencyKeyArgument: nonEmpty,
           progressQuery: nonEmpty,
           inputSignal: nonEmpty,
+          idPrefix: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9_.]{0,63}$' },
+          hooks: nonEmpty,
           scopes: {
             type: 'array',
             minItems: 1,
@@ -112,13 +159,30 @@ export function defaultCompanions(name: string, withRespond: boolean): Companion
   };
 }
 
-type RawEntry = Omit<Partial<CatalogTool>, 'companions'> & { companions?: Partial<Companions> };
+/** What a catalog entry's hooks may override of how its runs read. */
+export type ToolHooks = Partial<Presentation>;
+
+/**
+ * A catalog entry as written, in a file or in code (the built-in catalog). `hooks` is a module path
+ * in a file (relative to it), the hooks themselves in code.
+ */
+export type CatalogEntry = Omit<
+  Partial<CatalogTool>,
+  'companions' | 'presentation' | 'validateArguments'
+> & {
+  name: string;
+  description: string;
+  workflow: string;
+  inputSchema: JsonSchema;
+  companions?: Partial<Companions>;
+  hooks?: string | ToolHooks;
+};
 
 class CatalogError extends Error {}
 
 /** One entry of a catalog (file or built-in), checked and completed with the defaults. */
 export function catalogTool(
-  raw: RawEntry & Partial<Pick<CatalogTool, 'presentation' | 'idPrefix'>>,
+  raw: Omit<CatalogEntry, 'hooks'> & { hooks?: ToolHooks },
   defaults: CatalogDefaults,
 ): CatalogTool {
   const name = raw.name as string;
@@ -170,7 +234,7 @@ export function catalogTool(
     },
     idPrefix: raw.idPrefix ?? name,
     ...(raw.scopes ? { scopes: raw.scopes } : {}),
-    presentation: raw.presentation ?? genericPresentation,
+    presentation: raw.hooks ? { ...genericPresentation, ...raw.hooks } : genericPresentation,
     validateArguments,
   };
 }
@@ -190,7 +254,11 @@ function assertUniqueNames(tools: CatalogTool[], where: (index: number) => strin
 }
 
 /** Reads and checks a catalog file. Throws an Error naming the file, the entry and the field. */
-export function loadCatalogFile(path: string, defaults: CatalogDefaults): CatalogTool[] {
+export async function loadCatalogFile(
+  path: string,
+  defaults: CatalogDefaults,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CatalogTool[]> {
   const source = `MCP_TOOLS_FILE (${path})`;
   let text: string;
   try {
@@ -209,7 +277,7 @@ export function loadCatalogFile(path: string, defaults: CatalogDefaults): Catalo
     );
   }
   validateCatalogFile ??= compileSchema(CATALOG_FILE_SCHEMA);
-  const raw = structuredClone(document) as { tools?: RawEntry[] };
+  const raw = structuredClone(document) as { tools?: CatalogEntry[] };
   const entryName = (index: number) => {
     const name = raw.tools?.[index]?.name;
     return `tools[${index}]${typeof name === 'string' ? ` (${name})` : ''}`;
@@ -224,16 +292,35 @@ export function loadCatalogFile(path: string, defaults: CatalogDefaults): Catalo
     }
     throw new Error(`${source}: ${error ? describeSchemaError(error) : 'not a catalog'}`);
   }
-  const tools = (raw.tools ?? []).map((entry, index) => {
+  const entries = raw.tools ?? [];
+  const tools: CatalogTool[] = [];
+  for (const [index, entry] of entries.entries()) {
     try {
-      return catalogTool(entry, defaults);
+      const hooks = typeof entry.hooks === 'string' ? await loadHooks(entry.hooks, path, env) : undefined;
+      tools.push(catalogTool({ ...entry, hooks }, defaults));
     } catch (err) {
       if (err instanceof CatalogError) throw new Error(`${source}: ${entryName(index)}: ${err.message}`);
       throw err;
     }
-  });
+  }
   assertUniqueNames(tools, (index) => `${source}: ${entryName(index)}`);
   return tools;
+}
+
+/** A hooks module named by a catalog file: its `hooks` export, an object or a function of the environment. */
+async function loadHooks(module: string, catalogPath: string, env: NodeJS.ProcessEnv): Promise<ToolHooks> {
+  const path = resolve(dirname(catalogPath), module);
+  let loaded: { hooks?: unknown };
+  try {
+    loaded = await import(pathToFileURL(path).href);
+  } catch (err) {
+    throw new CatalogError(`hooks: cannot load ${path}: ${(err as Error).message}`);
+  }
+  const hooks = typeof loaded.hooks === 'function' ? loaded.hooks(env) : loaded.hooks;
+  if (!hooks || typeof hooks !== 'object') {
+    throw new CatalogError(`hooks: ${path} exports no \`hooks\` object or function`);
+  }
+  return hooks as ToolHooks;
 }
 
 /** The catalog as the MCP layer uses it: by tool name and by task id prefix. */

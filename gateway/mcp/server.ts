@@ -1,14 +1,37 @@
-// A fresh MCP server for one request: the catalog's tools and the Tasks methods, bound to the caller.
-import { Server } from '@modelcontextprotocol/server';
+// The MCP side of the gateway: the SDK's stateless HTTP handler, a fresh Server per request bound
+// to its caller, and every method the gateway serves: tools/list and tools/call (the catalog's
+// tools, tools.ts), tasks/get, tasks/update and tasks/cancel (the Tasks extension, served from
+// Temporal), and subscriptions/listen for tasks (push.ts). Each request is counted and logged once
+// (one metric increment, one line carrying the task id it is about).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  type AuthInfo,
+  type CallToolRequest,
+  type CallToolResult,
+  createMcpHandler,
+  ProtocolError,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import { metrics, type TaskRequestOutcome, type ToolCallOutcome } from '../shared/metrics.ts';
+import { TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { Caller, TemporalBackend } from '../temporal/backend.ts';
-import { TASKS_EXTENSION } from './capabilities.ts';
+import { declaresTasksExtension, emptyAck, getTaskResult, type TaskTiming } from './answers.ts';
 import type { Catalog } from './catalog.ts';
-import { cancelTool, respondTool, resultTool } from './companion-tools.ts';
-import { startTool } from './start-tool.ts';
-import type { TaskTiming } from './task-mapping.ts';
-import { registerTaskMethods } from './task-methods.ts';
-import { ToolRuns } from './tool-runs.ts';
-import { registerTools, type ToolDefinition, ToolSet } from './tools.ts';
+import {
+  httpStatusOf,
+  INVALID_PARAMS,
+  invalidParams,
+  isTaskNotFound,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  missingTasksCapability,
+  protocolErrorBody,
+  taskNotFound,
+  toProtocolError,
+} from './errors.ts';
+import { listensForTasks, type SubscriptionLimits, TaskSubscriptions } from './push.ts';
+import { describeIssues, durableTools, type ToolAnswer, type ToolDefinition } from './tools.ts';
 
 export const SERVER_INFO = { name: 'temporal-mcp-gateway', version: '0.1.0' } as const;
 
@@ -17,30 +40,187 @@ export const INSTRUCTIONS =
   'done it returns a workflow_id: poll the result tool its answer names with that exact id, waiting ' +
   'poll_after_seconds between polls, until the status is no longer "running".';
 
+/** The principal of every caller when the gateway runs without authentication (loopback only). */
+export const ANONYMOUS = 'anonymous';
+
 export interface McpServerDeps {
   backend: TemporalBackend;
   catalog: Catalog;
   timing: TaskTiming;
+  listen: SubscriptionLimits;
+  onError?: (error: Error) => void;
 }
 
-/** A catalog tool as MCP tools: its start and its start/poll companions. */
-function durableTools(runs: ToolRuns): ToolDefinition[] {
-  const { respond } = runs.tool.companions;
-  const signal = runs.tool.inputSignal;
-  return [
-    startTool(runs),
-    resultTool(runs),
-    cancelTool(runs),
-    ...(respond && signal ? [respondTool(runs, respond, signal)] : []),
-  ];
+/** The caller a request was admitted as: the principal the HTTP layer put in its authInfo. */
+export function callerFrom(authInfo: AuthInfo | undefined): Caller {
+  return { principal: authInfo?.clientId || ANONYMOUS };
 }
 
-/** The MCP side of a gateway: its tools built once, and a server per request. */
+// ---- one metric and one log line per request -------------------------------------------------------
+
+interface LogLine {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+/** The request's log as the HTTP layer gives it: its logger, bound to a task id once that is known. */
+export interface RequestLog {
+  bindTask(taskId: string | undefined): LogLine | undefined;
+}
+
+const requestLogs = new AsyncLocalStorage<RequestLog>();
+
+/** Serves a request with its log reachable, so its tools/call or tasks/* line carries the task id. */
+export function withRequestLog<T>(log: RequestLog, run: () => T): T {
+  return requestLogs.run(log, run);
+}
+
+const logFor = (taskId: string | undefined) => requestLogs.getStore()?.bindTask(taskId);
+
+interface AnswerLike {
+  resultType?: unknown;
+  taskId?: unknown;
+  structuredContent?: unknown;
+}
+
+/** How a tools/call answer reads for the metrics: a task, a handle to poll, or a final result. */
+export function toolCallOutcome(answer: unknown): ToolCallOutcome {
+  const { resultType, structuredContent } = (answer ?? {}) as AnswerLike;
+  if (resultType === 'task') return 'task';
+  const status = (structuredContent as { status?: unknown } | undefined)?.status;
+  return status === 'running' || status === 'input_required' ? 'start_poll' : 'inline';
+}
+
+/** The task or run a tools/call answer is about (its taskId or workflow_id). */
+export function answerTaskId(answer: unknown): string | undefined {
+  const { taskId, structuredContent } = (answer ?? {}) as AnswerLike;
+  if (typeof taskId === 'string') return taskId;
+  const id = (structuredContent as { workflow_id?: unknown } | undefined)?.workflow_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+export function taskRequestOutcome(err: unknown): TaskRequestOutcome {
+  if (!(err instanceof ProtocolError)) return 'error';
+  if (err.code === MISSING_REQUIRED_CLIENT_CAPABILITY) return 'missing_capability';
+  if (isTaskNotFound(err)) return 'not_found';
+  if (err.code === INVALID_PARAMS) return 'invalid_params';
+  return 'error';
+}
+
+function errorFields(err: unknown): Record<string, unknown> {
+  const code = err instanceof ProtocolError ? err.code : undefined;
+  return { error: { code, message: err instanceof Error ? err.message : String(err) } };
+}
+
+/** Runs one tools/call (`tool` is the catalog's name, or "unknown"), counting and logging it. */
+export async function observeToolCall<T>(tool: string, call: () => Promise<T>): Promise<T> {
+  const elapsed = metrics.stopwatch();
+  try {
+    const answer = await call();
+    const outcome = toolCallOutcome(answer);
+    metrics.toolCall(tool, outcome);
+    logFor(answerTaskId(answer))?.info({ tool, outcome, ms: Math.round(elapsed() * 1000) }, 'tools/call');
+    return answer;
+  } catch (err) {
+    metrics.toolCall(tool, 'error');
+    const internal = !(err instanceof ProtocolError) || err.code !== INVALID_PARAMS;
+    const log = logFor(undefined);
+    const fields = { tool, outcome: 'error', ms: Math.round(elapsed() * 1000), ...errorFields(err) };
+    if (internal) log?.warn(fields, 'tools/call failed');
+    else log?.info(fields, 'tools/call refused');
+    throw err;
+  }
+}
+
+/** Runs one tasks/* or subscriptions/listen request, counting and logging it. */
+export async function observeTaskRequest<T>(
+  method: string,
+  taskId: unknown,
+  call: () => Promise<T>,
+): Promise<T> {
+  const elapsed = metrics.stopwatch();
+  const log = logFor(typeof taskId === 'string' ? taskId : undefined);
+  try {
+    const answer = await call();
+    metrics.taskRequest(method, 'ok');
+    const status = (answer as { status?: unknown } | undefined)?.status;
+    log?.info(
+      { method, outcome: 'ok', ...(status ? { status } : {}), ms: Math.round(elapsed() * 1000) },
+      method,
+    );
+    return answer;
+  } catch (err) {
+    const outcome = taskRequestOutcome(err);
+    metrics.taskRequest(method, outcome);
+    const fields = { method, outcome, ms: Math.round(elapsed() * 1000), ...errorFields(err) };
+    if (outcome === 'error') log?.warn(fields, `${method} failed`);
+    else log?.info(fields, `${method} refused`);
+    throw err;
+  }
+}
+
+// ---- the servers -------------------------------------------------------------------------------------
+
+function listedTool(tool: ToolDefinition) {
+  return {
+    name: tool.name,
+    ...(tool.title ? { title: tool.title } : {}),
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+  };
+}
+
+// tasks/* params are checked inside the handler, after the capability check, so a client without
+// the extension always learns that first.
+const anyParams = z.looseObject({});
+const taskIdParams = z.object({ taskId: z.string() });
+const inputResponsesSchema = z.record(
+  z.string(),
+  z.object({
+    action: z.enum(['accept', 'decline', 'cancel']),
+    content: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
+
 export class McpServers {
-  readonly toolSet: ToolSet;
+  private readonly tools: Map<string, ToolDefinition>;
+  private readonly listed: ReturnType<typeof listedTool>[];
+  private readonly handler: ReturnType<typeof createMcpHandler>;
+  private readonly subscriptions: TaskSubscriptions;
 
   constructor(private readonly deps: McpServerDeps) {
-    this.toolSet = new ToolSet(deps.catalog.tools.flatMap((tool) => durableTools(new ToolRuns(tool, deps))));
+    const definitions = deps.catalog.tools.flatMap((tool) => durableTools(tool, deps));
+    this.tools = new Map(definitions.map((tool) => [tool.name, tool]));
+    this.listed = definitions.map(listedTool);
+    this.handler = createMcpHandler(({ authInfo, era }) => this.create(callerFrom(authInfo), era), {
+      onerror: deps.onError,
+    });
+    this.subscriptions = new TaskSubscriptions(deps);
+  }
+
+  /**
+   * Serves one MCP request. A subscriptions/listen for tasks is served here, past the SDK's
+   * handler: the SDK's listen router carries only its own list-changed and resource events.
+   */
+  async fetch(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
+    if (!listensForTasks(parsedBody)) {
+      return this.handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+    }
+    const { id } = parsedBody;
+    try {
+      return await observeTaskRequest('subscriptions/listen', undefined, () =>
+        this.subscriptions.serve(parsedBody, callerFrom(authInfo), request.signal),
+      );
+    } catch (err) {
+      const error = toProtocolError(err);
+      return Response.json(protocolErrorBody(id, error), { status: httpStatusOf(error) });
+    }
+  }
+
+  close(): Promise<void> {
+    return this.handler.close();
   }
 
   /**
@@ -53,8 +233,79 @@ export class McpServers {
       capabilities: { tools: {}, ...extensions },
       instructions: INSTRUCTIONS,
     });
-    registerTools(server, this.toolSet, caller);
-    registerTaskMethods(server, this.deps, caller);
+    server.setRequestHandler('tools/list', () => ({ tools: this.listed }) as never);
+    server.setRequestHandler('tools/call', (request, ctx) =>
+      observeToolCall(this.tools.has(request.params.name) ? request.params.name : 'unknown', () =>
+        this.callTool(server, request, ctx, caller),
+      ),
+    );
+    this.serveTaskMethods(server, caller);
     return server;
+  }
+
+  private async callTool(server: Server, request: CallToolRequest, ctx: ServerContext, caller: Caller) {
+    const { name, arguments: raw } = request.params;
+    const tool = this.tools.get(name);
+    if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+    let args: Record<string, unknown>;
+    try {
+      args = tool.parse(raw ?? {});
+    } catch (err) {
+      throw invalidParams(`Invalid arguments for tool ${name}: ${(err as Error).message}`);
+    }
+    let answer: ToolAnswer;
+    try {
+      const takesTasks = declaresTasksExtension(server.getClientCapabilities());
+      answer = await tool.handler(args, { server, ctx, caller, takesTasks });
+    } catch (err) {
+      throw toProtocolError(err);
+    }
+    if ('resultType' in answer && answer.resultType === 'task') return answer as never;
+    return server.projectCallToolResult(answer as CallToolResult, undefined) as never;
+  }
+
+  /** tasks/get, tasks/update, tasks/cancel: only for requests that declare the extension (-32021). */
+  private serveTaskMethods(server: Server, caller: Caller): void {
+    const { backend, catalog, timing } = this.deps;
+    const serve = (
+      method: string,
+      handle: (taskId: string, params: Record<string, unknown>, ctx: ServerContext) => Promise<object>,
+    ) =>
+      server.setRequestHandler(method, { params: anyParams }, (params, ctx) =>
+        observeTaskRequest(method, params.taskId, async () => {
+          if (!declaresTasksExtension(server.getClientCapabilities())) throw missingTasksCapability();
+          const parsed = taskIdParams.safeParse(params);
+          if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
+          try {
+            return (await handle(parsed.data.taskId, params, ctx)) as never;
+          } catch (err) {
+            throw toProtocolError(err);
+          }
+        }),
+      );
+
+    serve('tasks/get', async (taskId) => {
+      // The id names its tool, so the progress query goes out beside the describe.
+      const progressQuery = catalog.toolOfTask(taskId)?.progressQuery;
+      const view = await backend.view(taskId, caller, { progressQuery });
+      if (!view) throw taskNotFound();
+      return getTaskResult(view, catalog.toolOfRun(view.tool), timing);
+    });
+
+    serve('tasks/cancel', async (taskId) => {
+      if (!(await backend.cancel(taskId, caller))) throw taskNotFound();
+      return emptyAck();
+    });
+
+    serve('tasks/update', async (taskId, params, ctx) => {
+      // The SDK lifts inputResponses out of the params (it shares the multi-round-trip field name).
+      const parsed = inputResponsesSchema.safeParse(ctx.mcpReq.inputResponses ?? params.inputResponses);
+      if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error)}`);
+      const tool = catalog.toolOfTask(taskId);
+      if (!tool) throw taskNotFound();
+      if (!tool.inputSignal) throw invalidParams(`Tasks of ${tool.name} take no input`);
+      if (!(await backend.sendInput(taskId, caller, tool.inputSignal, parsed.data))) throw taskNotFound();
+      return emptyAck();
+    });
   }
 }

@@ -1,19 +1,30 @@
-// tools/list and tools/call. Tool definitions are built once (from the catalog); each request's
-// server serves them for its caller. Bad arguments are a JSON-RPC
-// invalid-params error naming the field, not a tool result.
-import type {
-  CallToolRequest,
-  CallToolResult,
-  Server,
-  ServerContext,
-  ToolAnnotations,
-} from '@modelcontextprotocol/server';
+// A catalog tool as MCP tools: its start and its start/poll companions (result, cancel, respond),
+// for one caller's runs of that tool only. The start checks the arguments, starts the workflow,
+// waits at most the tool's budget (reporting progress when asked), then answers in one of three
+// shapes: the result inline; a task handle for a request that declared the Tasks extension;
+// otherwise the start/poll "running" JSON the companions continue. Companions answer with the
+// start/poll JSON too. Argument schemas sit beside their handlers.
+import type { CallToolResult, Server, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import * as z from 'zod/v4';
-import type { Caller } from '../temporal/backend.ts';
-import { observeToolCall } from './call-observer.ts';
-import { invalidParams, toProtocolError } from './json-rpc-errors.ts';
-import type { JsonSchema } from './json-schema.ts';
-import type { CreateTaskResult } from './task-mapping.ts';
+import type { InputRequest } from '../../workflows/mcp-contract.ts';
+import { META } from '../shared/protocol.ts';
+import type { Caller, TemporalBackend } from '../temporal/backend.ts';
+import type { ExecutionView, RequestOrigin } from '../temporal/runs.ts';
+import {
+  type CreateTaskResult,
+  createTaskResult,
+  hasInputRequests,
+  notFoundJson,
+  type ProgressReport,
+  startPollJson,
+  startPollOutputSchema,
+  type TaskTiming,
+  toolResult,
+} from './answers.ts';
+import { type CatalogTool, describeSchemaError, type JsonSchema, jsonSchemaOf } from './catalog.ts';
+import { cancelDescription, respondDescription, resultDescription, startDescription } from './descriptions.ts';
+import { invalidParams } from './errors.ts';
 
 /** What a tool handler may answer: a CallToolResult, or a task handle (resultType "task"). */
 export type ToolAnswer = CallToolResult | CreateTaskResult;
@@ -23,6 +34,8 @@ export interface ToolCall {
   server: Server;
   ctx: ServerContext;
   caller: Caller;
+  /** Whether this request may receive a task (it declared the Tasks extension). */
+  takesTasks: boolean;
 }
 
 export interface ToolDefinition {
@@ -37,6 +50,11 @@ export interface ToolDefinition {
   handler(args: Record<string, unknown>, call: ToolCall): Promise<ToolAnswer>;
 }
 
+export interface ToolDeps {
+  backend: TemporalBackend;
+  timing: TaskTiming;
+}
+
 /** "difficulty: Too big: expected int to be <=40" — every problem, naming the field. */
 export function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -44,18 +62,28 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/**
+ * Validates `value` (a copy: defaults are filled into it); returns the copy, or throws an Error
+ * whose message names the first bad field.
+ */
+export function validated<T>(validate: ValidateFunction, value: unknown): T {
+  const copy = structuredClone(value);
+  if (validate(copy)) return copy as T;
+  const first = validate.errors?.[0];
+  throw new Error(first ? describeSchemaError(first) : 'does not match the schema');
+}
+
 /** A tool whose arguments are a zod schema (the gateway's own companions). */
-export function zodTool<S extends z.ZodObject>(
+function zodTool<S extends z.ZodObject>(
   tool: Omit<ToolDefinition, 'inputSchema' | 'parse' | 'handler'> & {
     args: S;
     handler(args: z.infer<S>, call: ToolCall): Promise<ToolAnswer>;
   },
 ): ToolDefinition {
   const { args, handler, ...rest } = tool;
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(args, { io: 'input' }) as JsonSchema;
   return {
     ...rest,
-    inputSchema: { type: 'object', ...schema },
+    inputSchema: { type: 'object', ...jsonSchemaOf(args, 'input') },
     parse(raw) {
       const parsed = args.safeParse(raw);
       if (!parsed.success) throw new Error(describeIssues(parsed.error));
@@ -65,53 +93,301 @@ export function zodTool<S extends z.ZodObject>(
   };
 }
 
-export function listedTool(tool: ToolDefinition) {
-  return {
-    name: tool.name,
-    ...(tool.title ? { title: tool.title } : {}),
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-    ...(tool.annotations ? { annotations: tool.annotations } : {}),
-  };
+// ---- the companions' arguments ------------------------------------------------------------------
+
+const workflowId = (startTool: string) =>
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .describe(`The workflow_id returned by ${startTool}, copied exactly. Never invent or alter it.`);
+
+const workflowIdArgs = (startTool: string) => z.object({ workflow_id: workflowId(startTool) });
+
+const respondArgs = (startTool: string) =>
+  z.object({
+    workflow_id: workflowId(startTool),
+    key: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe('The key of the input request being answered, exactly as it appears in input_requests.'),
+    action: z
+      .enum(['accept', 'decline', 'cancel'])
+      .describe(
+        '"accept" with the form content, "decline" when the person says no, "cancel" when they dismiss it.',
+      ),
+    content: z
+      .record(z.string().max(100), z.union([z.string().max(1_000), z.number(), z.boolean()]))
+      .optional()
+      .describe(
+        'The person\'s answers to the form fields (for accept), e.g. {"approve": true, "note": "ok"}.',
+      ),
+  });
+
+// ---- progress while a start waits -----------------------------------------------------------------
+
+export const PROGRESS_INTERVAL_MS = 1_000;
+
+/** The request's progress token, if it asked for progress. */
+function progressToken(ctx: ServerContext): string | number | undefined {
+  const token = (ctx.mcpReq._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
 }
 
-/** The tools of a catalog, listed once: the same for every request. */
-export class ToolSet {
-  readonly byName: Map<string, ToolDefinition>;
-  readonly listed: ReturnType<typeof listedTool>[];
-
-  constructor(readonly tools: ToolDefinition[]) {
-    this.byName = new Map(tools.map((tool) => [tool.name, tool]));
-    this.listed = tools.map(listedTool);
+/**
+ * Runs `work` while sending notifications/progress (the response is an SSE stream then): `first`
+ * at once, then what `read` returns whenever its progress is above the last one sent (the spec
+ * wants it to grow with every notification). Reading stops when `work` settles; a failed read or
+ * notification is skipped, never fatal.
+ */
+export async function withProgress<T>(
+  ctx: ServerContext,
+  token: string | number,
+  first: ProgressReport,
+  read: () => Promise<ProgressReport | undefined>,
+  work: Promise<T>,
+  intervalMs = PROGRESS_INTERVAL_MS,
+): Promise<T> {
+  const send = (report: ProgressReport) =>
+    ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, ...report } })
+      .catch(() => {});
+  let done = false;
+  let wake: () => void = () => {};
+  const settled = work.finally(() => {
+    done = true;
+    wake();
+  });
+  const loop = (async () => {
+    let last = first;
+    await send(first);
+    while (!done) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, intervalMs).unref();
+      });
+      if (done) break;
+      const report = await read().catch(() => undefined);
+      if (!done && report && report.progress > last.progress) {
+        last = report;
+        await send(report);
+      }
+    }
+  })();
+  try {
+    return await settled;
+  } finally {
+    await loop;
   }
 }
 
-export function registerTools(server: Server, toolSet: ToolSet, caller: Caller): void {
-  const { byName } = toolSet;
-  server.setRequestHandler('tools/list', () => ({ tools: toolSet.listed }) as never);
-  const callTool = async (request: CallToolRequest, ctx: ServerContext) => {
-    const { name, arguments: raw } = request.params;
-    const tool = byName.get(name);
-    if (!tool) throw invalidParams(`Unknown tool: ${name}`);
-    let args: Record<string, unknown>;
-    try {
-      args = tool.parse(raw ?? {});
-    } catch (err) {
-      throw invalidParams(`Invalid arguments for tool ${name}: ${(err as Error).message}`);
-    }
-    let answer: ToolAnswer;
-    try {
-      answer = await tool.handler(args, { server, ctx, caller });
-    } catch (err) {
-      throw toProtocolError(err);
-    }
-    if ('resultType' in answer && answer.resultType === 'task') return answer as never;
-    return server.projectCallToolResult(answer as CallToolResult, undefined) as never;
+// ---- who is asking, for the Web UI --------------------------------------------------------------
+
+const MAX_ORIGIN_LENGTH = 200;
+
+function text(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed.slice(0, MAX_ORIGIN_LENGTH);
+}
+
+/**
+ * Which MCP client sent the request, under which protocol revision: a 2026-07-28 request names its
+ * client in its `_meta` envelope; a 2025-era request carries only the MCP-Protocol-Version header
+ * (its client named itself in `initialize`, an earlier request the gateway keeps nothing of).
+ */
+export function requestOrigin(
+  server: Pick<Server, 'getClientVersion' | 'getNegotiatedProtocolVersion'>,
+  ctx: Pick<ServerContext, 'mcpReq' | 'http'>,
+): RequestOrigin {
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const info = (envelope[META.clientInfo] ?? server.getClientVersion()) as
+    | { name?: unknown; version?: unknown }
+    | undefined;
+  const headers = ctx.http?.req?.headers;
+  const origin: RequestOrigin = {
+    clientName: text(info?.name),
+    clientVersion: text(info?.version),
+    protocolVersion:
+      text(envelope[META.protocolVersion]) ??
+      text(headers?.get('mcp-protocol-version')) ??
+      text(server.getNegotiatedProtocolVersion()),
+    userAgent: text(headers?.get('user-agent')),
   };
-  server.setRequestHandler('tools/call', (request, ctx) =>
-    observeToolCall(byName.has(request.params.name) ? request.params.name : 'unknown', () =>
-      callTool(request, ctx),
-    ),
+  return Object.fromEntries(Object.entries(origin).filter(([, v]) => v !== undefined)) as RequestOrigin;
+}
+
+// ---- the tools ------------------------------------------------------------------------------------
+
+/** The content of an accepted form must carry every required field with the requested type. */
+export function checkFormContent(request: InputRequest, content: Record<string, unknown> | undefined): void {
+  const { properties, required = [] } = request.params.requestedSchema;
+  for (const field of required) {
+    if (content?.[field] === undefined)
+      throw invalidParams(`content.${field}: required by the input request`);
+  }
+  for (const [field, value] of Object.entries(content ?? {})) {
+    const expected = properties[field]?.type;
+    if (!expected) throw invalidParams(`content.${field}: not a field of the input request`);
+    const actual = typeof value;
+    const fits = expected === 'integer' ? Number.isInteger(value) : actual === expected;
+    if (!fits) throw invalidParams(`content.${field}: expected ${expected}, got ${actual}`);
+  }
+}
+
+function notOutstanding(key: string): string {
+  return (
+    `"${key}" is not an outstanding input request of this run (unknown, already answered or replaced by a newer ` +
+    'request); nothing was sent. Use only keys from the latest input_requests.'
   );
+}
+
+/** A catalog tool's MCP tools: its start, result and cancel companions, and respond where it takes input. */
+export function durableTools(tool: CatalogTool, { backend, timing }: ToolDeps): ToolDefinition[] {
+  const { presentation, companions, progressQuery } = tool;
+  // Every answer of the tool and its companions is the start/poll JSON: one schema for all.
+  const outputSchema = startPollOutputSchema(tool.outputSchema ?? {});
+  const answer = (view: Pick<ExecutionView, 'workflowId' | 'state'>) =>
+    toolResult(startPollJson(view, tool, timing.pollIntervalMs), tool);
+  const notFound = (id: string) => toolResult(notFoundJson(id, tool), tool);
+  /** The caller's run of this tool, as it is now; undefined when it is not one. */
+  const view = async (id: string, caller: Caller) => {
+    const found = await backend.view(id, caller, { progressQuery, idPrefix: tool.idPrefix });
+    return found?.tool === tool.name ? found : undefined;
+  };
+  /** After an action: the result if the run closes within the budget, else its state now. */
+  const settle = async (id: string, { caller, ctx }: ToolCall) => {
+    const outcome = await backend.wait(id, tool.waitBudgetMs, ctx.mcpReq.signal);
+    if (outcome.kind === 'closed') return answer({ workflowId: id, state: outcome.state });
+    const now = await view(id, caller);
+    return now ? answer(now) : notFound(id);
+  };
+
+  const start: ToolDefinition = {
+    name: tool.name,
+    ...(tool.title ? { title: tool.title } : {}),
+    description: startDescription(tool),
+    inputSchema: tool.inputSchema,
+    outputSchema,
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    parse: (raw) => validated<Record<string, unknown>>(tool.validateArguments, raw),
+    async handler(args, { server, ctx, caller, takesTasks }) {
+      const keyArgument = tool.idempotencyKeyArgument;
+      const key = keyArgument ? args[keyArgument] : undefined;
+      const started = await backend.start(
+        {
+          tool,
+          input: presentation.workflowInput(args, keyArgument),
+          arguments: args,
+          ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+          summary: presentation.summary(tool.name, args, caller.principal),
+        },
+        { ...caller, origin: requestOrigin(server, ctx) },
+      );
+      const { workflowId } = started;
+      const waiting = backend.wait(workflowId, tool.waitBudgetMs, ctx.mcpReq.signal);
+      const token = progressToken(ctx);
+      const outcome =
+        token === undefined
+          ? await waiting
+          : await withProgress(
+              ctx,
+              token,
+              { progress: 0, message: `Started ${tool.name}; waiting for the result` },
+              async () => {
+                const now = await view(workflowId, caller);
+                return now?.state.status === 'running' ? presentation.progressReport(now) : undefined;
+              },
+              waiting,
+            );
+      if (outcome.kind === 'closed') return answer({ workflowId, state: outcome.state });
+      // A task handle needs only the run's times (tasks/get reports progress); the start/poll
+      // answer carries progress, so it also queries the workflow.
+      if (takesTasks && started.createdAt) {
+        // This call created the run and it was running when the budget ended: nothing to describe.
+        const handle: ExecutionView = {
+          workflowId,
+          tool: tool.name,
+          createdAt: started.createdAt,
+          lastUpdatedAt: started.createdAt,
+          arguments: args,
+          state: { status: 'running' },
+        };
+        return createTaskResult(handle, tool, timing);
+      }
+      const now = await backend.view(workflowId, caller, takesTasks ? {} : { progressQuery });
+      if (!now) throw new Error(`the run ${workflowId} was started but cannot be found`);
+      // It may have closed between the end of the budget and the describe: answer inline then.
+      if (now.state.status !== 'running') return answer(now);
+      return takesTasks ? createTaskResult(now, tool, timing) : answer(now);
+    },
+  };
+
+  const result = zodTool({
+    name: companions.result,
+    title: `Check a ${presentation.noun}`,
+    description: resultDescription(tool),
+    args: workflowIdArgs(tool.name),
+    outputSchema,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    async handler({ workflow_id }, { caller }) {
+      const now = await view(workflow_id, caller);
+      return now ? answer(now) : notFound(workflow_id);
+    },
+  });
+
+  const cancel = zodTool({
+    name: companions.cancel,
+    title: `Cancel a ${presentation.noun}`,
+    description: cancelDescription(tool),
+    args: workflowIdArgs(tool.name),
+    outputSchema,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async handler({ workflow_id }, call) {
+      if (!(await backend.cancel(workflow_id, call.caller, tool.idPrefix))) return notFound(workflow_id);
+      // The run ends once the workflow notices (its activity in flight heartbeats): wait, bounded.
+      return settle(workflow_id, call);
+    },
+  });
+
+  const signal = tool.inputSignal;
+  const respond =
+    companions.respond && signal
+      ? zodTool({
+          name: companions.respond,
+          title: `Answer a ${presentation.noun}'s input request`,
+          description: respondDescription(tool),
+          args: respondArgs(tool.name),
+          outputSchema,
+          annotations: {
+            readOnlyHint: false,
+            destructiveHint: false,
+            idempotentHint: true,
+            openWorldHint: false,
+          },
+          async handler({ workflow_id, key, action, content }, call) {
+            const before = await view(workflow_id, call.caller);
+            if (!before) return notFound(workflow_id);
+            const outstanding =
+              before.state.status === 'running' ? (before.state.progress?.inputRequests ?? {}) : {};
+            const request = outstanding[key];
+            if (!request) {
+              const current = startPollJson(before, tool, timing.pollIntervalMs);
+              return { ...toolResult({ ...current, note: notOutstanding(key) }, tool), isError: true };
+            }
+            if (action === 'accept') checkFormContent(request, content);
+            const responses = { [key]: { action, ...(content ? { content } : {}) } };
+            if (!(await backend.sendInput(workflow_id, call.caller, signal, responses)))
+              return notFound(workflow_id);
+            const after = await view(workflow_id, call.caller);
+            if (!after) return notFound(workflow_id);
+            if (after.state.status !== 'running' || hasInputRequests(after.state)) return answer(after);
+            // Answered: the run goes on or wraps up now; answer with the result if it comes within the budget.
+            return settle(workflow_id, call);
+          },
+        })
+      : undefined;
+
+  return [start, result, cancel, ...(respond ? [respond] : [])];
 }

@@ -1,30 +1,99 @@
 // The gateway's one way into Temporal, for every catalog tool: start → workflow.start, wait →
-// handle.result() raced against the budget (the long-poll is aborted when the budget ends), view →
+// handle.result() raced against the budget (the long poll is aborted when the budget ends), view →
 // describe and, side by side, the tool's progress query with a short deadline, cancel →
 // cancellation request, sendInput → the tool's input signal. Every operation on a task first checks
-// its id's owner tag (task-id.ts): no Temporal call for an id that is not the caller's.
+// its id's owner tag (runs.ts): no Temporal call for an id that is not the caller's. Every call has
+// a hard deadline, so an unreachable Temporal is a clear error within seconds, never a hang.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
-  type Client,
+  Client,
+  Connection,
   QueryRejectedError,
   WorkflowExecutionAlreadyStartedError,
+  type WorkflowClientInterceptor,
   type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { TemporalEnv } from '../../common/temporal-env.ts';
 import type { InputResponses } from '../../workflows/mcp-contract.ts';
-import type { GatewayConfig } from '../config.ts';
-import { idempotencyConflict, runningTaskLimit } from '../mcp/json-rpc-errors.ts';
-import type { RequestOrigin } from '../mcp/request-origin.ts';
-import { metrics } from '../metrics.ts';
-import { withHardDeadline } from './deadline.ts';
-import type { ExecutionState, ExecutionView, ProgressAnswer } from './execution.ts';
-import { isClosedMeanwhile, isRunNotFound } from './grpc-errors.ts';
-import { differingArguments, keyedTaskId } from './idempotency.ts';
-import { completedState, stateFromResultError } from './outcome.ts';
-import { lastUpdate, latestHeartbeat, queryFailureNote } from './run-description.ts';
-import { runDetails } from './run-summary.ts';
-import { isOwnedBy, newTaskId } from './task-id.ts';
+import { metrics } from '../shared/metrics.ts';
+import {
+  IdempotencyConflictError,
+  isClosedMeanwhile,
+  isRunNotFound,
+  RunningTaskLimitError,
+  TemporalDeadlineError,
+} from './errors.ts';
+import {
+  completedState,
+  differingArguments,
+  type ExecutionState,
+  type ExecutionView,
+  isOwnedBy,
+  keyedTaskId,
+  lastUpdate,
+  latestHeartbeat,
+  newTaskId,
+  type ProgressAnswer,
+  queryFailureNote,
+  type RequestOrigin,
+  type RunMemo,
+  runDetails,
+  stateFromResultError,
+  taskIdPrefix,
+} from './runs.ts';
+
+/** Times every Temporal call the client makes into the latency histogram, by operation. */
+function metricsInterceptor(): WorkflowClientInterceptor {
+  return {
+    startWithDetails: (input, next) => metrics.timeTemporal('start', () => next(input)),
+    describe: (input, next) => metrics.timeTemporal('describe', () => next(input)),
+    query: (input, next) => metrics.timeTemporal('query', () => next(input)),
+    signal: (input, next) => metrics.timeTemporal('signal', () => next(input)),
+    cancel: (input, next) => metrics.timeTemporal('cancel', () => next(input)),
+    terminate: (input, next) => metrics.timeTemporal('terminate', () => next(input)),
+  };
+}
+
+/**
+ * The gateway's Temporal client. The connection is lazy, so the gateway starts (and /readyz says
+ * 503) while Temporal is down, and gets back in touch by itself when Temporal returns.
+ */
+export function createTemporalClient(temporal: TemporalEnv, connectTimeoutMs: number): Client {
+  const { address, tls, apiKey, metadata } = temporal.connectionOptions;
+  const connection = Connection.lazy({
+    address,
+    ...(tls === undefined || tls === null ? {} : { tls }),
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(metadata === undefined ? {} : { metadata }),
+    connectTimeout: connectTimeoutMs,
+  });
+  return new Client({
+    connection,
+    namespace: temporal.namespace,
+    interceptors: { workflow: [metricsInterceptor()] },
+    // A progress query on a closed run is refused by Temporal at once instead of replayed on a worker.
+    workflow: { queryRejectCondition: 'NOT_OPEN' },
+  });
+}
+
+/** Runs `run` until `deadline` (epoch ms); past it, rejects with TemporalDeadlineError and aborts it. */
+export function withHardDeadline<T>(deadline: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const remaining = Math.max(0, deadline - Date.now());
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new TemporalDeadlineError(remaining);
+      reject(error);
+      abort.abort(error);
+    }, remaining);
+  });
+  const call = run(abort.signal);
+  call.catch(() => {}); // its failure after the bound is the abort above: nobody to tell
+  return Promise.race([call, late]).finally(() => clearTimeout(timer));
+}
 
 export const MCP_TOOL = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
 export const MCP_PRINCIPAL = defineSearchAttributeKey('McpPrincipal', SearchAttributeType.KEYWORD);
@@ -60,20 +129,6 @@ export interface StartedRun {
 
 export type WaitOutcome = { kind: 'closed'; state: ExecutionState } | { kind: 'running' };
 
-/** What the gateway stores in a run's memo. */
-export interface RunMemo {
-  tool: string;
-  /**
-   * When the gateway started the run (ISO time): the task's createdAt, the same in the handle a
-   * start answers with and in every later view, with no describe needed for the handle.
-   */
-  createdAt?: string;
-  arguments: Record<string, unknown>;
-  principal: string;
-  /** The MCP client and protocol revision that started the run. */
-  origin?: RequestOrigin;
-}
-
 export interface BackendOptions {
   namespace: string;
   /** Deadline of start, describe, result fetch, signal and cancel calls. */
@@ -84,17 +139,6 @@ export interface BackendOptions {
   serverSecret: Buffer;
   /** Running tasks one principal may have at once; 0 or absent: no cap. */
   maxRunningTasks?: number;
-}
-
-/** The backend options a gateway configuration implies. */
-export function backendOptions(config: GatewayConfig, serverSecret: Buffer): BackendOptions {
-  return {
-    namespace: config.temporal.namespace,
-    callTimeoutMs: config.temporalTimeoutMs,
-    queryTimeoutMs: config.queryTimeoutMs,
-    serverSecret,
-    maxRunningTasks: config.maxRunningTasks,
-  };
 }
 
 export class TemporalBackend {
@@ -139,7 +183,7 @@ export class TemporalBackend {
     const workflowId = keyedTaskId(this.options.serverSecret, caller.principal, request.tool, key);
     const sameArguments = (run: { memo: RunMemo }) => {
       const differing = differingArguments(run.memo.arguments ?? {}, request.arguments);
-      if (differing.length > 0) throw idempotencyConflict(key, request.tool.name, differing);
+      if (differing.length > 0) throw new IdempotencyConflictError(key, request.tool.name, differing);
     };
     const existing = await this.describeOwned(workflowId, caller);
     if (existing) {
@@ -165,7 +209,7 @@ export class TemporalBackend {
     const limit = this.options.maxRunningTasks ?? 0;
     if (limit <= 0) return;
     const running = await this.countRunning(caller.principal);
-    if (running >= limit) throw runningTaskLimit(caller.principal, running, limit);
+    if (running >= limit) throw new RunningTaskLimitError(caller.principal, running, limit);
   }
 
   /** Running runs of this principal, whatever their tool, from Temporal's visibility store. */
@@ -286,9 +330,9 @@ export class TemporalBackend {
   async view(
     workflowId: string,
     caller: Caller,
-    options: { progressQuery?: string } = {},
+    options: { progressQuery?: string; idPrefix?: string } = {},
   ): Promise<ExecutionView | undefined> {
-    if (!this.owns(workflowId, caller)) return undefined;
+    if (!this.owns(workflowId, caller, options.idPrefix)) return undefined;
     // The progress query goes out with the describe, not after it: a poll costs the slower of the
     // two calls, not their sum. Temporal refuses it at once when the run is closed (NOT_OPEN).
     const progress = options.progressQuery
@@ -313,9 +357,12 @@ export class TemporalBackend {
     };
   }
 
-  /** Requests cancellation; false when there is no such run for this caller. No-op once closed. */
-  async cancel(workflowId: string, caller: Caller): Promise<boolean> {
-    if (!this.owns(workflowId, caller)) return false;
+  /**
+   * Requests cancellation; false when there is no such run for this caller (of the tool with
+   * `idPrefix`, when given). No-op once closed.
+   */
+  async cancel(workflowId: string, caller: Caller, idPrefix?: string): Promise<boolean> {
+    if (!this.owns(workflowId, caller, idPrefix)) return false;
     const found = await this.describeOwned(workflowId, caller);
     if (!found) return false;
     if (found.description.status.name !== 'RUNNING') return true;
@@ -354,8 +401,9 @@ export class TemporalBackend {
     );
   }
 
-  /** Whether the id is one this gateway issued to the caller (no Temporal call). */
-  private owns(workflowId: string, caller: Caller): boolean {
+  /** Whether the id is one this gateway issued to the caller, for `idPrefix`'s tool if given (no Temporal call). */
+  private owns(workflowId: string, caller: Caller, idPrefix?: string): boolean {
+    if (idPrefix !== undefined && taskIdPrefix(workflowId) !== idPrefix) return false;
     return isOwnedBy(this.options.serverSecret, caller.principal, workflowId);
   }
 

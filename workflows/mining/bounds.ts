@@ -1,5 +1,5 @@
-// Bounds of a mining request: shared by the tool schemas (gateway) and the workflow's own check.
-import type { MineChainInput } from './contract.ts';
+// Bounds of a mining request: shared by start_mining's argument schema (tool.ts) and the workflow's own check.
+import type { MineChainInput } from './types.ts';
 
 export const LIMITS = {
   difficulty: { min: 1, max: 40 },

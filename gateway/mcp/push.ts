@@ -5,24 +5,15 @@
 // its status line or its input requests, and the moment it ends. Every gateway watches Temporal
 // itself: completion through one long poll per task, progress and input at the poll interval. When
 // every subscribed task has ended the stream closes with its result; when the client goes away
-// every long poll it caused ends.
-
-import { metrics } from '../metrics.ts';
+// every long poll it caused ends. Refusals are thrown as ProtocolErrors (server.ts answers them).
+import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import { metrics } from '../shared/metrics.ts';
+import { META } from '../shared/protocol.ts';
 import type { Caller, TemporalBackend } from '../temporal/backend.ts';
-import type { ExecutionView } from '../temporal/execution.ts';
-import { declaresTasksExtension } from './capabilities.ts';
+import type { ExecutionView } from '../temporal/runs.ts';
+import { type DetailedTask, declaresTasksExtension, detailedTask, type TaskTiming } from './answers.ts';
 import type { Catalog } from './catalog.ts';
-import {
-  errorBody,
-  INVALID_PARAMS,
-  LIMIT_EXCEEDED,
-  MISSING_REQUIRED_CLIENT_CAPABILITY,
-  missingTasksCapability,
-} from './json-rpc-errors.ts';
-import { type DetailedTask, detailedTask, type TaskTiming } from './task-mapping.ts';
-
-const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
-const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+import { invalidParams, missingTasksCapability, subscriptionLimit } from './errors.ts';
 
 export interface SubscriptionLimits {
   /** Task ids one stream may watch. */
@@ -37,7 +28,7 @@ export interface TaskSubscriptionsDeps {
   backend: TemporalBackend;
   catalog: Catalog;
   timing: TaskTiming;
-  limits: SubscriptionLimits;
+  listen: SubscriptionLimits;
 }
 
 interface ListenRequest {
@@ -67,46 +58,28 @@ const changeKey = (task: DetailedTask) =>
     task.status === 'input_required' ? Object.keys(task.inputRequests).sort() : [],
   ]);
 
-function refusal(id: string | number, status: number, code: number, message: string, data?: object) {
-  return Response.json(errorBody(id, code, message, data as Record<string, unknown>), { status });
-}
-
 export class TaskSubscriptions {
   private open = 0;
 
   constructor(private readonly deps: TaskSubscriptionsDeps) {}
 
+  /** Opens the stream (the Response is returned once the acknowledgement is queued). */
   async serve(request: ListenRequest, caller: Caller, signal: AbortSignal): Promise<Response> {
     const { id } = request;
-    const { limits } = this.deps;
-    const capabilities = request.params._meta?.[CLIENT_CAPABILITIES];
-    if (!declaresTasksExtension(capabilities as never)) {
-      const error = missingTasksCapability();
-      return refusal(id, 400, MISSING_REQUIRED_CLIENT_CAPABILITY, error.message, error.data as object);
-    }
+    const limits = this.deps.listen;
+    const capabilities = request.params._meta?.[META.clientCapabilities] as ClientCapabilities | undefined;
+    if (!declaresTasksExtension(capabilities)) throw missingTasksCapability();
     const requested = [...new Set(request.params.notifications.taskIds)];
     if (!requested.every((taskId): taskId is string => typeof taskId === 'string')) {
-      return refusal(id, 400, INVALID_PARAMS, 'Invalid params: notifications.taskIds must be strings');
+      throw invalidParams('Invalid params: notifications.taskIds must be strings');
     }
     if (requested.length > limits.maxTasksPerStream) {
-      return refusal(
-        id,
-        400,
-        INVALID_PARAMS,
+      throw invalidParams(
         `Invalid params: at most ${limits.maxTasksPerStream} taskIds per subscription (MCP_LISTEN_MAX_TASKS); ` +
           `got ${requested.length}`,
       );
     }
-    if (this.open >= limits.maxStreams) {
-      return refusal(
-        id,
-        429,
-        LIMIT_EXCEEDED,
-        `Too many task subscriptions open on this gateway (the limit is ${limits.maxStreams}, ` +
-          'MCP_LISTEN_MAX_STREAMS); poll with tasks/get or try again later',
-        { reason: 'subscription_limit' },
-      );
-    }
+    if (this.open >= limits.maxStreams) throw subscriptionLimit(limits.maxStreams);
     // The caller's own, existing tasks only: a foreign or unknown id is left out, the same way.
     const views = await Promise.all(requested.map((taskId) => this.view(taskId, caller)));
     const honoured = views.filter((view): view is ExecutionView => view !== undefined);
@@ -137,7 +110,7 @@ export class TaskSubscriptions {
     const close = (graceful: boolean) => {
       if (closed) return;
       if (graceful) {
-        send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: id } } });
+        send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META.subscriptionId]: id } } });
       }
       closed = true;
       stop.abort();
@@ -152,7 +125,7 @@ export class TaskSubscriptions {
       send({
         jsonrpc: '2.0',
         method: 'notifications/tasks',
-        params: { ...task, _meta: { [SUBSCRIPTION_ID]: id } },
+        params: { ...task, _meta: { [META.subscriptionId]: id } },
       });
     const body = new ReadableStream<Uint8Array>({
       start: (streamController) => {
@@ -162,10 +135,10 @@ export class TaskSubscriptions {
           method: 'notifications/subscriptions/acknowledged',
           params: {
             notifications: { taskIds: views.map((view) => view.workflowId) },
-            _meta: { [SUBSCRIPTION_ID]: id },
+            _meta: { [META.subscriptionId]: id },
           },
         });
-        keepAlive = setInterval(() => frame(': keepalive\n\n'), this.deps.limits.keepAliveMs);
+        keepAlive = setInterval(() => frame(': keepalive\n\n'), this.deps.listen.keepAliveMs);
         signal.addEventListener('abort', onGone, { once: true });
         if (signal.aborted) return close(false);
         Promise.all(views.map((view) => this.watch(view, caller, notify, stop.signal))).then(

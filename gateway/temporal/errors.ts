@@ -1,6 +1,6 @@
-// Temporal's answers classified by gRPC status code or error type, never by message text.
+// What can go wrong talking to Temporal, classified by gRPC status code or error type (never by
+// message text), and the backend's own refusals. The MCP layer turns these into JSON-RPC errors.
 import { isGrpcServiceError, WorkflowNotFoundError } from '@temporalio/client';
-import { TemporalDeadlineError } from './deadline.ts';
 
 export const GRPC = {
   CANCELLED: 1,
@@ -10,6 +10,43 @@ export const GRPC = {
   FAILED_PRECONDITION: 9,
   UNAVAILABLE: 14,
 } as const;
+
+/**
+ * A Temporal call that reached its hard deadline. gRPC deadlines bound each attempt, but with
+ * Temporal down the client's connection retries can outlast them; this is the answer at the
+ * deadline itself, and reads as "Temporal unreachable or too slow".
+ */
+export class TemporalDeadlineError extends Error {
+  readonly code = GRPC.DEADLINE_EXCEEDED;
+  constructor(timeoutMs: number) {
+    super(`Deadline exceeded: Temporal did not answer within ${timeoutMs} ms`);
+    this.name = 'TemporalDeadlineError';
+  }
+}
+
+/** A keyed start whose key was used before with other arguments (`fields` differ). */
+export class IdempotencyConflictError extends Error {
+  constructor(
+    readonly key: string,
+    readonly tool: string,
+    readonly fields: string[],
+  ) {
+    super(`idempotency key "${key}" of ${tool} was used with other arguments (${fields.join(', ')})`);
+    this.name = 'IdempotencyConflictError';
+  }
+}
+
+/** A start refused because the principal already has `limit` running tasks. */
+export class RunningTaskLimitError extends Error {
+  constructor(
+    readonly principal: string,
+    readonly running: number,
+    readonly limit: number,
+  ) {
+    super(`"${principal}" has ${running} running tasks (the limit is ${limit})`);
+    this.name = 'RunningTaskLimitError';
+  }
+}
 
 /** The gRPC status code of the error or of the first gRPC error among its causes. */
 export function grpcCode(err: unknown): number | undefined {

@@ -1,9 +1,9 @@
 // The mining workflow's own types: its input, result and progress details. How it talks to the
-// gateway (progress query, input signal, tool errors) is the generic contract in mcp-contract.ts.
+// gateway (progress query, input signal, tool errors) is the generic contract in ../mcp-contract.ts.
 import { defineQuery } from '@temporalio/workflow';
-import { type InputRequest, PROGRESS_QUERY } from './mcp-contract.ts';
+import { type InputRequest, PROGRESS_QUERY } from '../mcp-contract.ts';
 
-export type { InputRequest, InputResponse } from './mcp-contract.ts';
+export type { InputRequest, InputResponse } from '../mcp-contract.ts';
 
 export const MINE_CHAIN_WORKFLOW = 'mineChain';
 

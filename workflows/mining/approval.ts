@@ -1,6 +1,6 @@
 // Asking a person whether to publish a mined chain: the request shown to them, and how their
 // answer is read. Pure functions; the waiting happens in the workflow.
-import type { ChainResult, InputRequest, InputResponse } from './contract.ts';
+import type { ChainResult, InputRequest, InputResponse } from './types.ts';
 
 export const APPROVAL_KEY_PREFIX = 'approve-publish';
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;

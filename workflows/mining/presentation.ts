@@ -1,12 +1,11 @@
-// How mining runs read: the mining details the workflow adds to its progress answer (blocks,
-// hashes) plus the hashes of the block in flight from its heartbeat, the Web UI summary, and the
-// publication outcome of an approved (or declined) chain. Pure.
-import type { ChainResult, MineBlockHeartbeat, MiningProgress } from '../../../workflows/contract.ts';
-import type { RunningState } from '../../temporal/execution.ts';
-import { failureMessage, genericPresentation, type Presentation } from '../presentation.ts';
-import type { ApprovalPolicy } from './approval-policy.ts';
-import { mineChainInput, type StartMiningArgs } from './arguments.ts';
-import { publicationOutcome } from './publication.ts';
+// How mining runs read (the hooks of the start_mining catalog entry, read by the gateway): the
+// mining details the workflow adds to its progress answer (blocks, hashes) plus the hashes of the
+// block in flight from its heartbeat, the Web UI summary, and the publication outcome of an
+// approved (or declined) chain. Pure.
+import { failureMessage, hasInputRequests, type Presentation } from '../../gateway/mcp/answers.ts';
+import type { ToolHooks } from '../../gateway/mcp/catalog.ts';
+import type { RunningState } from '../../gateway/temporal/runs.ts';
+import type { ChainResult, MineBlockHeartbeat, MiningProgress } from './types.ts';
 
 /** The mining details of a progress answer, with the last nonce the block in flight heartbeated. */
 export interface LiveProgress extends MiningProgress {
@@ -41,18 +40,15 @@ export function progressJson(progress: LiveProgress) {
 
 const count = new Intl.NumberFormat('en-US');
 
-export function miningPresentation(approval?: ApprovalPolicy): Presentation {
+/**
+ * The mining presentation; `summary` and `workflowInput` come from the entry (tool.ts), which knows
+ * the approval policy.
+ */
+export function miningPresentation(): ToolHooks & Pick<Presentation, 'statusMessage' | 'progressReport'> {
   const atDifficulty = (args: Record<string, unknown>) =>
     typeof args.difficulty === 'number' ? ` at difficulty ${args.difficulty}` : '';
   return {
-    ...genericPresentation,
     noun: 'mining run',
-    workflowInput: (args) => mineChainInput(args as StartMiningArgs, approval),
-    summary(tool, args, principal) {
-      const input = mineChainInput(args as StartMiningArgs, approval);
-      const approvalNote = input.requireApproval ? ', approval required' : '';
-      return `${tool}: ${input.blocks} block(s) at difficulty ${input.difficulty}${approvalNote} for ${principal}`;
-    },
     progressJson(state) {
       const live = liveProgress(state);
       return live ? progressJson(live) : null;
@@ -65,8 +61,7 @@ export function miningPresentation(approval?: ApprovalPolicy): Presentation {
         case 'running': {
           const p = liveProgress(state);
           if (!p) return state.note ?? `Mining ${view.arguments.blocks} block(s)${difficulty}`;
-          if (Object.keys(state.progress?.inputRequests ?? {}).length > 0)
-            return 'Waiting for a person to answer the input requests';
+          if (hasInputRequests(state)) return 'Waiting for a person to answer the input requests';
           if (p.phase === 'publishing') return 'Publishing the mined chain';
           const block =
             p.currentBlock === null
@@ -103,4 +98,32 @@ export function miningPresentation(approval?: ApprovalPolicy): Presentation {
       };
     },
   };
+}
+
+// What a finished run says about publishing its chain, for people and models. A declined or
+// timed-out approval is the tool's answer, not a broken run: the task is `completed` with
+// isError, the mined chain still in the result, and a message saying why nothing was published.
+export interface PublicationOutcome {
+  isError: boolean;
+  message: string;
+}
+
+export function publicationOutcome(result: ChainResult): PublicationOutcome | undefined {
+  const publication = result.publication;
+  if (!publication) return undefined;
+  const note = 'note' in publication && publication.note ? ` Their note: "${publication.note}".` : '';
+  switch (publication.status) {
+    case 'published':
+      return { isError: false, message: `Approved and published to the ledger (${publication.ledgerPath}).` };
+    case 'declined':
+      return {
+        isError: true,
+        message: `The person declined publishing the chain (${publication.action}); it was mined but not published.${note}`,
+      };
+    case 'approval_timed_out':
+      return {
+        isError: true,
+        message: `The approval timed out: nobody answered within ${Math.round(publication.waitedMs / 1000)} s, so the chain was mined but not published.`,
+      };
+  }
 }

@@ -1,0 +1,394 @@
+// POST /mcp, from the socket to the MCP layer and back: MCP over Streamable HTTP, stateless, both
+// protocol eras (2026-07-28 and the 2025 stateless fallback). In order, for every request and every
+// method (subscriptions/listen included):
+//   1. who is calling: a static bearer token is its principal; any other token, with OAuth
+//      configured, is checked as an access token (oauth.ts); without either, the local principal;
+//   2. what it may do: per-tool OAuth scopes (oauth.ts), the poll rate limit (poll-limit.ts);
+//   3. the standard headers a modern request omitted, filled from its body (a header that
+//      disagrees with the body is still refused, by the SDK);
+//   4. the MCP layer serves it (mcp/server.ts), with the request's logger bound to the task it is
+//      about, so its lines (and "request completed") carry the task id;
+//   5. the answer written: JSON in one piece with its Content-Length, an event stream piped as it
+//      comes. When the client goes away first, the request's signal aborts, so a tool call waiting
+//      for its run stops waiting.
+// Refusals here are JSON-RPC errors built by mcp/errors.ts.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toWebRequest } from '@modelcontextprotocol/node';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type {
+  FastifyError,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  FastifyServerOptions,
+} from 'fastify';
+import {
+  bodyTooLarge,
+  type ErrorBody,
+  internalError,
+  invalidRequest,
+  parseError,
+  unauthorized,
+} from '../mcp/errors.ts';
+import { ANONYMOUS, type McpServers, withRequestLog } from '../mcp/server.ts';
+import { type Identity, isRefusal, type OAuthResourceServer, type Refusal, type ToolScopes } from './oauth.ts';
+import { PollRateLimiter, pollRateLimit } from './poll-limit.ts';
+
+/** principal → token. Empty: authentication is off (loopback only). */
+export type AuthTokens = ReadonlyMap<string, string>;
+
+export interface McpEndpointOptions {
+  servers: McpServers;
+  /** Which tool calls are polls (the poll rate limit applies to them and to tasks/get). */
+  isPollTool: (name: string) => boolean;
+  onError?: (error: Error) => void;
+  /** principal → bearer token; absent or empty: no authentication (loopback only). */
+  authTokens?: AuthTokens;
+  /** OAuth access tokens of an identity provider, beside the static tokens; absent: none. */
+  oauth?: OAuthResourceServer;
+  /** Scopes per catalog tool (checked for OAuth tokens only). */
+  toolScopes?: ToolScopes;
+  /** Largest request body (413 above it); Fastify's default when absent. */
+  bodyLimitBytes?: number;
+  /** Polls of one task closer together than this are refused with 429; 0 or absent: off. */
+  pollMinIntervalMs?: number;
+}
+
+// ---- 1. who is calling ------------------------------------------------------------------------------
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * The principal whose token `presented` is, or undefined. Every configured token is compared (equal
+ * lengths through SHA-256, timingSafeEqual), so the time taken says nothing about which one matched.
+ */
+export function principalForToken(tokens: AuthTokens, presented: string): string | undefined {
+  const presentedDigest = digest(presented);
+  let found: string | undefined;
+  for (const [principal, token] of tokens) {
+    if (timingSafeEqual(digest(token), presentedDigest) && found === undefined) found = principal;
+  }
+  return found;
+}
+
+const IDENTITY = Symbol('mcp.identity');
+type WithIdentity = IncomingMessage & { [IDENTITY]?: Identity };
+
+/** Who the auth hook found a request to be from, if anyone. */
+export function authenticatedIdentity(request: IncomingMessage): Identity | undefined {
+  return (request as WithIdentity)[IDENTITY];
+}
+
+/** The principal of an incoming HTTP request (the local one when authentication is off). */
+export function principalOf(request: IncomingMessage): string {
+  return authenticatedIdentity(request)?.principal ?? ANONYMOUS;
+}
+
+/** The SDK's authInfo for a principal: each per-request server is bound to it. */
+export function authInfoFor(principal: string): AuthInfo {
+  return { token: '', clientId: principal, scopes: [] };
+}
+
+function sendJson(reply: FastifyReply, status: number, body: ErrorBody, headers: Record<string, string> = {}) {
+  return reply.code(status).headers(headers).header('content-type', 'application/json').send(body);
+}
+
+export function sendRefusal(reply: FastifyReply, refusal: Refusal) {
+  return sendJson(reply, refusal.status, refusal.body, refusal.headers);
+}
+
+function refuse(reply: FastifyReply, error: 'invalid_request' | 'invalid_token', message: string) {
+  const challenge =
+    error === 'invalid_request'
+      ? 'Bearer realm="mcp"'
+      : `Bearer realm="mcp", error="invalid_token", error_description="${message}"`;
+  return sendJson(reply, 401, unauthorized(message), { 'www-authenticate': challenge });
+}
+
+/**
+ * onRequest hook for /mcp: attaches the caller's identity, or answers 401 (403 for a token without a
+ * scope the gateway requires; 503 when the identity provider cannot be asked).
+ */
+export function bearerAuth(tokens: AuthTokens, oauth?: OAuthResourceServer) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers.authorization;
+    if (!header) {
+      return oauth
+        ? sendRefusal(reply, oauth.missingToken())
+        : refuse(reply, 'invalid_request', 'a bearer token is required');
+    }
+    const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
+    const presented = match?.[1];
+    const principal = presented && tokens.size > 0 ? principalForToken(tokens, presented) : undefined;
+    let identity: Identity | undefined = principal ? { principal } : undefined;
+    if (!identity && oauth) {
+      if (!presented) return sendRefusal(reply, oauth.invalidToken('expected "Bearer <token>"'));
+      const outcome = await oauth.authenticate(presented);
+      if (isRefusal(outcome)) return sendRefusal(reply, outcome);
+      identity = outcome;
+    }
+    if (!identity) return refuse(reply, 'invalid_token', 'the bearer token is not valid');
+    (request.raw as WithIdentity)[IDENTITY] = identity;
+  };
+}
+
+// ---- 3. standard headers -----------------------------------------------------------------------------
+
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+
+/** Which body field the Mcp-Name header mirrors, by method (as the SDK checks it). */
+const NAME_SOURCE: Record<string, string> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
+
+/** A header value must be visible ASCII; anything else is left for the SDK to judge. */
+const HEADER_SAFE = /^[\x20-\x7e]{1,1000}$/;
+
+/**
+ * The standard headers to add to a modern request that omitted them; empty when none are missing.
+ * Clients in wide use (the Python SDK on tasks/*) send the body right and omit a header; the body
+ * says everything the header would. Pure.
+ */
+export function missingStandardHeaders(headers: IncomingMessage['headers'], body: unknown): Record<string, string> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
+  const { method, params } = body as { method?: unknown; params?: Record<string, unknown> };
+  if (typeof method !== 'string' || !params || typeof params !== 'object') return {};
+  const meta = params._meta as Record<string, unknown> | undefined;
+  const version = meta?.[PROTOCOL_VERSION_KEY];
+  // Only requests that carry the 2026-07-28 envelope: a 2025-era request has none of these headers.
+  if (typeof version !== 'string') return {};
+  const added: Record<string, string> = {};
+  if (headers['mcp-protocol-version'] === undefined && HEADER_SAFE.test(version)) {
+    added['mcp-protocol-version'] = version;
+  }
+  if (headers['mcp-method'] === undefined && HEADER_SAFE.test(method)) added['mcp-method'] = method;
+  const field = NAME_SOURCE[method];
+  const name = field ? params[field] : undefined;
+  if (headers['mcp-name'] === undefined && typeof name === 'string' && HEADER_SAFE.test(name)) {
+    added['mcp-name'] = name;
+  }
+  return added;
+}
+
+// ---- 4. the task id on the request's log lines -----------------------------------------------------
+
+const MAX_ID_LENGTH = 200;
+const TASK_ID = Symbol('taskId');
+
+function cleanId(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value.slice(0, MAX_ID_LENGTH) : undefined;
+}
+
+/** The task a tasks/* request names in its Mcp-Name header (2026-07-28 requests carry it). */
+function taskIdFromHeaders(raw: IncomingMessage): string | undefined {
+  const method = raw.headers['mcp-method'];
+  const name = raw.headers['mcp-name'];
+  return typeof method === 'string' && method.startsWith('tasks/') ? cleanId(name) : undefined;
+}
+
+/** The task or run a JSON-RPC request body names: tasks/*'s taskId, a tool's workflow_id. */
+export function taskIdFromBody(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: Record<string, unknown> };
+  if (typeof method === 'string' && method.startsWith('tasks/')) return cleanId(params?.taskId);
+  if (method === 'tools/call') {
+    return cleanId((params?.arguments as Record<string, unknown> | undefined)?.workflow_id);
+  }
+  return undefined;
+}
+
+/** Fastify's per-request child logger, bound to the task a tasks/* request names in its headers. */
+export const childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
+  logger,
+  bindings,
+  options,
+  raw,
+) => {
+  const taskId = taskIdFromHeaders(raw);
+  const child = logger.child(taskId ? { ...bindings, taskId } : bindings, options);
+  if (taskId) (raw as unknown as Record<symbol, string>)[TASK_ID] = taskId;
+  return child;
+};
+
+/** Binds `taskId` to the request's logger (request.log and reply.log), once per request. */
+function bindTask(request: FastifyRequest, reply: FastifyReply, taskId: string | undefined) {
+  const id = cleanId(taskId);
+  const raw = request.raw as unknown as Record<symbol, string | undefined>;
+  if (id && raw[TASK_ID] === undefined) {
+    raw[TASK_ID] = id;
+    const child = request.log.child({ taskId: id });
+    request.log = child;
+    reply.log = child;
+  }
+  return request.log;
+}
+
+/**
+ * preHandler hook (the body is parsed by then): binds the task the request's body names, so the
+ * request's later lines (a refusal, the handler's lines, "request completed") carry it.
+ */
+export async function bindTaskFromBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  bindTask(request, reply, taskIdFromBody(request.body));
+}
+
+// ---- 5. the answer written ---------------------------------------------------------------------------
+
+/** The id of a parsed JSON-RPC request, to echo in an error answer; null when there is none. */
+function requestId(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+async function pipeEventStream(
+  body: ReadableStream<Uint8Array>,
+  res: ServerResponse,
+  signal: AbortSignal,
+): Promise<void> {
+  const closed = new Promise<void>((resolve) =>
+    signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+  try {
+    for await (const chunk of body) {
+      if (signal.aborted) break;
+      if (!res.write(chunk))
+        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+    }
+  } catch {
+    // The stream ended under us (the client left): nothing more to write.
+  }
+}
+
+/**
+ * Writes the web Response `produce` makes onto the Node.js response. (The SDK's Node adapter
+ * streams every body chunked: a JSON answer then leaves in two writes, and the client wakes up
+ * twice for it.) `signal` aborts when the client goes away before the answer is complete.
+ */
+export async function writeResponse(
+  res: ServerResponse,
+  produce: (signal: AbortSignal) => Promise<Response>,
+  parsedBody: unknown,
+  onError?: (error: Error) => void,
+): Promise<void> {
+  let answered = false;
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!answered) gone.abort();
+  });
+  let response: Response;
+  try {
+    response = await produce(gone.signal);
+  } catch (err) {
+    onError?.(err instanceof Error ? err : new Error(String(err)));
+    response = Response.json(internalError(requestId(parsedBody)), { status: 500 });
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  if (response.body === null || !(headers['content-type'] ?? '').includes('text/event-stream')) {
+    const body = response.body === null ? undefined : Buffer.from(await response.arrayBuffer());
+    if (body) headers['content-length'] = String(body.length);
+    answered = true;
+    res.writeHead(response.status, headers).end(body);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  await pipeEventStream(response.body, res, gone.signal);
+  answered = true;
+  res.end();
+}
+
+/** Most of a refused body read (and dropped) before the 413 goes out, and for how long. */
+export const DRAIN_LIMIT = { bytes: 64 * 1024 * 1024, ms: 10_000 };
+
+/**
+ * Reads and drops the rest of a request body, up to a bound. A client still writing its body when
+ * the server answers and closes gets EPIPE instead of the answer; letting it finish first delivers
+ * the 413. Past the bound (a body too large to wait for) the answer goes out anyway.
+ */
+export function drainRequest(raw: IncomingMessage, limit = DRAIN_LIMIT): Promise<void> {
+  if (raw.complete || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let read = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      raw.off('data', onData);
+      raw.off('end', finish);
+      raw.off('error', finish);
+      raw.off('close', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > limit.bytes) finish();
+    };
+    const timer = setTimeout(finish, limit.ms);
+    raw.on('data', onData);
+    raw.once('end', finish);
+    raw.once('error', finish);
+    raw.once('close', finish);
+    raw.resume();
+  });
+}
+
+/**
+ * Error handler of the /mcp route: what Fastify refuses before the MCP layer sees the request
+ * (a body over the limit, a body that is not JSON, an unsupported content type) as JSON-RPC errors.
+ */
+export function mcpRequestErrorHandler(bodyLimitBytes: number) {
+  return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        await drainRequest(request.raw);
+        reply.header('connection', 'close');
+        return sendJson(reply, 413, bodyTooLarge(bodyLimitBytes));
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendJson(reply, 400, parseError(error.message));
+      default: {
+        const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+        if (status >= 500) throw error;
+        return sendJson(reply, status, invalidRequest(error.message));
+      }
+    }
+  };
+}
+
+// ---- the route ---------------------------------------------------------------------------------------
+
+export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, options) => {
+  app.addHook('onClose', async () => options.servers.close());
+  // Hooks of this plugin apply to /mcp only: /healthz and /readyz stay open for probes.
+  const tokens = options.authTokens ?? new Map<string, string>();
+  if (tokens.size > 0 || options.oauth) app.addHook('onRequest', bearerAuth(tokens, options.oauth));
+  app.addHook('preHandler', bindTaskFromBody);
+  if (options.oauth && options.toolScopes && !options.toolScopes.empty) {
+    app.addHook('preHandler', options.toolScopes.hook(options.oauth, authenticatedIdentity, sendRefusal));
+  }
+  const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
+  app.setErrorHandler(mcpRequestErrorHandler(bodyLimit));
+  if (options.pollMinIntervalMs) {
+    const limiter = new PollRateLimiter(options.pollMinIntervalMs);
+    app.addHook('preHandler', pollRateLimit(limiter, (request) => principalOf(request.raw), options.isPollTool));
+  }
+  app.all('/mcp', { bodyLimit }, async (request, reply) => {
+    Object.assign(request.raw.headers, missingStandardHeaders(request.raw.headers, request.body));
+    reply.hijack();
+    const authInfo = authInfoFor(principalOf(request.raw));
+    const body = request.body;
+    const log = { bindTask: (taskId: string | undefined) => bindTask(request, reply, taskId) };
+    await withRequestLog(log, () =>
+      writeResponse(
+        reply.raw,
+        async (signal) =>
+          options.servers.fetch(await toWebRequest(request.raw, body, { signal }), authInfo, body),
+        body,
+        options.onError,
+      ),
+    );
+  });
+};

@@ -1,0 +1,179 @@
+// Every JSON-RPC error the gateway answers with, in one place: the codes (the SDK's own constants
+// where the spec defines them), the messages and data, and the bodies of the answers the HTTP
+// layer writes by hand (refusals before the MCP server sees the request, push streams).
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import {
+  IdempotencyConflictError,
+  isRunNotFound,
+  isTemporalUnavailable,
+  RunningTaskLimitError,
+} from '../temporal/errors.ts';
+import { TASKS_EXTENSION } from '../shared/protocol.ts';
+
+export const PARSE_ERROR = ProtocolErrorCode.ParseError;
+export const INVALID_REQUEST = ProtocolErrorCode.InvalidRequest;
+export const INVALID_PARAMS = ProtocolErrorCode.InvalidParams;
+export const INTERNAL_ERROR = ProtocolErrorCode.InternalError;
+export const MISSING_REQUIRED_CLIENT_CAPABILITY = ProtocolErrorCode.MissingRequiredClientCapability;
+/** Implementation-defined server error (JSON-RPC reserves -32000..-32099): a limit was hit. */
+export const LIMIT_EXCEEDED = -32000;
+/** Body of a 401 (no MCP-defined code exists for it). */
+export const UNAUTHORIZED = -32001;
+/** Body of a 403 `insufficient_scope`: the token is good but lacks a scope the request needs. */
+export const FORBIDDEN = -32003;
+
+const TASK_NOT_FOUND_MESSAGE = 'Failed to retrieve task: Task not found';
+
+/** A JSON-RPC error object, as carried by a failed task or an error answer. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+/** A JSON-RPC error answer for a response written by hand. */
+export function errorBody(id: unknown, code: number, message: string, data?: Record<string, unknown>) {
+  return { jsonrpc: '2.0' as const, id: id ?? null, error: { code, message, ...(data ? { data } : {}) } };
+}
+
+export type ErrorBody = ReturnType<typeof errorBody>;
+
+/** A ProtocolError as a JSON-RPC error answer. */
+export function protocolErrorBody(id: unknown, error: ProtocolError): ErrorBody {
+  return errorBody(id, error.code, error.message, error.data as Record<string, unknown> | undefined);
+}
+
+/** tasks/* on an id that is unknown, expired, or not the caller's: one answer for all three. */
+export function taskNotFound(): ProtocolError {
+  return new ProtocolError(INVALID_PARAMS, TASK_NOT_FOUND_MESSAGE, { reason: 'task_not_found' });
+}
+
+export function isTaskNotFound(err: unknown): boolean {
+  return (
+    err instanceof ProtocolError &&
+    (err.data as { reason?: unknown } | undefined)?.reason === 'task_not_found'
+  );
+}
+
+/** tasks/* (or a task subscription) from a request that did not declare the Tasks extension. */
+export function missingTasksCapability(): ProtocolError {
+  return new ProtocolError(MISSING_REQUIRED_CLIENT_CAPABILITY, 'Missing required client capability', {
+    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  });
+}
+
+export function invalidParams(message: string): ProtocolError {
+  return new ProtocolError(INVALID_PARAMS, message);
+}
+
+/** A keyed start whose key was used before with other arguments. */
+function idempotencyConflict({ key, tool, fields }: IdempotencyConflictError): ProtocolError {
+  return invalidParams(
+    `Invalid arguments for tool ${tool}: idempotency_key conflict: the key "${key}" was already used for a ` +
+      `${tool} call with different arguments (${fields.join(', ')}); use a new idempotency_key for a new request, ` +
+      'or repeat the original arguments to get the original task',
+  );
+}
+
+/** A start refused because the principal already has `limit` running tasks. */
+function runningTaskLimit({ principal, running, limit }: RunningTaskLimitError): ProtocolError {
+  return new ProtocolError(
+    LIMIT_EXCEEDED,
+    `Too many running tasks: "${principal}" has ${running} running (the limit is ${limit}). ` +
+      'Wait for one to finish or cancel one, then start again.',
+    { reason: 'running_task_limit', running, limit },
+  );
+}
+
+/** Too many task subscriptions open on this gateway. */
+export function subscriptionLimit(limit: number): ProtocolError {
+  return new ProtocolError(
+    LIMIT_EXCEEDED,
+    `Too many task subscriptions open on this gateway (the limit is ${limit}, ` +
+      'MCP_LISTEN_MAX_STREAMS); poll with tasks/get or try again later',
+    { reason: 'subscription_limit' },
+  );
+}
+
+/**
+ * Any error thrown while serving a request → the ProtocolError the client receives. Errors that are
+ * already JSON-RPC errors pass through; Temporal's "not found" is the unknown-task error.
+ */
+export function toProtocolError(err: unknown): ProtocolError {
+  if (err instanceof ProtocolError) return err;
+  if (err instanceof IdempotencyConflictError) return idempotencyConflict(err);
+  if (err instanceof RunningTaskLimitError) return runningTaskLimit(err);
+  if (isRunNotFound(err)) return taskNotFound();
+  if (isTemporalUnavailable(err)) {
+    return new ProtocolError(
+      INTERNAL_ERROR,
+      'Temporal is unreachable or did not answer in time; try again shortly',
+      { reason: 'temporal_unavailable' },
+    );
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new ProtocolError(INTERNAL_ERROR, `Internal error: ${message}`);
+}
+
+/** The HTTP status of a JSON-RPC error the gateway writes itself (the SDK's choice for the same codes). */
+export function httpStatusOf(error: ProtocolError): number {
+  if (error.code === LIMIT_EXCEEDED) return 429;
+  if (error.code === INTERNAL_ERROR) return 500;
+  return 400;
+}
+
+// ---- answers written by the HTTP layer, before the MCP server sees the request ---------------
+
+/** 401 body. */
+export function unauthorized(description: string): ErrorBody {
+  return errorBody(null, UNAUTHORIZED, `Unauthorized: ${description}`);
+}
+
+/** 403 `insufficient_scope` body, naming every scope the request needs. */
+export function insufficientScope(id: unknown, description: string, scopes: readonly string[]): ErrorBody {
+  return errorBody(id, FORBIDDEN, `Forbidden: ${description} (needs: ${scopes.join(' ')})`, {
+    reason: 'insufficient_scope',
+    requiredScopes: [...scopes],
+  });
+}
+
+/** HTTP 503 body: the token could not be checked because the authorization server did not answer. */
+export function authorizationServerUnavailable(reason: string): ErrorBody {
+  return errorBody(
+    null,
+    INTERNAL_ERROR,
+    `The access token could not be checked: ${reason}; try again shortly`,
+    { reason: 'authorization_server_unavailable' },
+  );
+}
+
+/** 413 body. */
+export function bodyTooLarge(limitBytes: number): ErrorBody {
+  return errorBody(null, INVALID_REQUEST, `Request body too large: the limit is ${limitBytes} bytes`);
+}
+
+/** 400 body for a body that is not JSON. */
+export function parseError(reason: string): ErrorBody {
+  return errorBody(null, PARSE_ERROR, `Parse error: ${reason}`);
+}
+
+/** Any other refusal of the HTTP request itself (wrong content type, …). */
+export function invalidRequest(reason: string): ErrorBody {
+  return errorBody(null, INVALID_REQUEST, reason);
+}
+
+/** 429 body: a poll sooner than the limiter allows. */
+export function pollRateLimited(id: unknown, taskId: string, minIntervalMs: number, waitMs: number): ErrorBody {
+  return errorBody(
+    id,
+    LIMIT_EXCEEDED,
+    `Polling too fast: poll task "${taskId}" at most every ${minIntervalMs} ms ` +
+      `(try again in ${waitMs} ms; pollIntervalMs / poll_after_seconds give the pace)`,
+    { reason: 'poll_rate_limited', retryAfterMs: waitMs },
+  );
+}
+
+/** 500 body: the answer could not be made. */
+export function internalError(id: unknown): ErrorBody {
+  return errorBody(id, INTERNAL_ERROR, 'Internal error');
+}
