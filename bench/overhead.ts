@@ -8,17 +8,16 @@
 // Sides rotate order on every round, so a slow moment of the machine falls on all of them.
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { ANONYMOUS } from '../gateway/http/principal.ts';
-import { miningPresentation } from '../gateway/mcp/mining/presentation.ts';
-import { MINING_ID_PREFIX } from '../gateway/mcp/mining/tool.ts';
+import { ANONYMOUS } from '../gateway/mcp/server.ts';
 import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal/backend.ts';
-import { type RunDescription, runDetails } from '../gateway/temporal/run-summary.ts';
+import { type RunMemo, runDetails } from '../gateway/temporal/runs.ts';
 import { PROTOCOL_VERSION, rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
+import { MINING_ID_PREFIX, miningTool } from '../workflows/mining/tool.ts';
 import {
   MINE_CHAIN_WORKFLOW,
   type MineChainInput,
   miningProgressQuery as progressQuery,
-} from '../workflows/contract.ts';
+} from '../workflows/mining/types.ts';
 import { type Distribution, distribution, timed } from './stats.ts';
 
 /** A run that cannot finish during the bench (about 2^36 hashes), parked anyway. */
@@ -48,7 +47,7 @@ export async function getTask(url: URL, taskId: string): Promise<void> {
 }
 
 /** What the gateway records for the bench's requests: the client and revision they name. */
-const RAW_RUN: RunDescription = {
+const RAW_RUN: Omit<RunMemo, 'createdAt'> = {
   tool: 'start_mining',
   arguments: PARKED_ARGS,
   principal: ANONYMOUS,
@@ -76,7 +75,11 @@ export function rawStart(client: Client, taskQueue: string) {
       { key: MCP_TOOL, value: tool },
       { key: MCP_PRINCIPAL, value: principal },
     ],
-    staticSummary: miningPresentation().summary(tool, PARKED_ARGS, principal),
+    staticSummary: miningTool({ taskQueue: '', waitBudgetMs: 0 }).presentation.summary(
+      tool,
+      PARKED_ARGS,
+      principal,
+    ),
     staticDetails: runDetails(RAW_RUN),
   });
 }

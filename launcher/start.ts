@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pollUntil } from '../common/poll.ts';
 import { gatewayConfig } from '../gateway/config.ts';
 import { GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { linePrefixer, processLabel } from './line-prefixer.ts';
@@ -94,19 +95,24 @@ function describeExit({ code, signal }: { code: number | null; signal: NodeJS.Si
 
 async function waitForGateway(config: StartConfig, gateway: ManagedProcess, deadline: number): Promise<void> {
   const url = `http://${localHost(config.mcpHost)}:${config.mcpPort}/readyz`;
-  let last = 'no answer yet';
-  while (Date.now() < deadline) {
-    if (!gateway.running) throw new Error('the gateway exited before it was ready');
-    try {
+  const exited = new AbortController();
+  gateway.exited.then(() => exited.abort(new Error('the gateway exited before it was ready')));
+  await pollUntil(
+    async () => {
       const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) return;
-      last = `HTTP ${response.status}: ${(await response.text()).slice(0, 200)}`;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`the gateway was not ready at ${url} within ${READY_TIMEOUT_MS} ms (${last})`);
+      if (response.ok) return true;
+      throw new Error(`HTTP ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    },
+    {
+      timeoutMs: deadline - Date.now(),
+      intervalMs: 250,
+      signal: exited.signal,
+      timeoutError: (last) =>
+        new Error(
+          `the gateway was not ready at ${url} within ${READY_TIMEOUT_MS} ms (${last ? (last as Error).message : 'no answer yet'})`,
+        ),
+    },
+  );
 }
 
 async function main(): Promise<void> {
@@ -188,7 +194,7 @@ async function main(): Promise<void> {
   if (temporal) say(`  Temporal Web UI  ${temporal.uiUrl}`);
   say(`  Temporal         ${address}${temporal ? ` (${temporal.description})` : ' (TEMPORAL_ADDRESS)'}`);
   if (config.devServer) say(`  Data folder      ${config.dataDir}`);
-  const served = servedCatalog(env);
+  const served = await servedCatalog(env);
   const withToken = Boolean(served && served.authTokens.size > 0);
   if (withToken) say('  Auth             bearer tokens (MCP_AUTH_TOKENS)');
   if (served) {
@@ -208,9 +214,9 @@ async function main(): Promise<void> {
 }
 
 /** The catalog the gateway serves, read the way the gateway reads it (undefined if it cannot be). */
-function servedCatalog(env: NodeJS.ProcessEnv) {
+async function servedCatalog(env: NodeJS.ProcessEnv) {
   try {
-    return gatewayConfig(env);
+    return await gatewayConfig(env);
   } catch {
     return undefined;
   }

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ChainResult } from '../workflows/contract.ts';
+import type { ChainResult } from '../workflows/mining/types.ts';
 import type { TestGateway } from './support/gateway-server.ts';
 import { connectV1, structured } from './support/mcp-clients.ts';
 import { rpc, rpcResult } from './support/mcp-http.ts';

@@ -6,14 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
+import { inputSignal } from '../workflows/mcp-contract.ts';
 import {
   type ChainResult,
   MINE_CHAIN_WORKFLOW,
   type MineChainInput,
   type MiningProgressAnswer,
   miningProgressQuery,
-} from '../workflows/contract.ts';
-import { inputSignal } from '../workflows/mcp-contract.ts';
+} from '../workflows/mining/types.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 import { startWorker, type WorkerProcess } from './support/worker-process.ts';
 

@@ -30,9 +30,9 @@ const json = (tools: unknown[]) =>
   file(`c-${Math.random().toString(36).slice(2)}.json`, JSON.stringify({ tools }));
 
 describe('a good catalog', () => {
-  test('the fixture file: defaults filled in, companions named, the key argument kept', () => {
+  test('the fixture file: defaults filled in, companions named, the key argument kept', async () => {
     const path = fileURLToPath(new URL('./fixtures/catalog.yaml', import.meta.url));
-    const [echo, review] = loadCatalogFile(path, defaults);
+    const [echo, review] = await loadCatalogFile(path, defaults);
     assert.equal(echo?.taskQueue, 'fixture-echo');
     assert.equal(echo?.waitBudgetMs, 1500);
     assert.deepEqual(echo?.companions, { result: 'get_echo_slowly_result', cancel: 'cancel_echo_slowly' });
@@ -45,14 +45,14 @@ describe('a good catalog', () => {
     assert.equal(review?.idPrefix, 'review_draft');
   });
 
-  test('JSON works too; an entry without taskQueue or waitBudgetMs takes the gateway defaults', () => {
-    const [tool] = loadCatalogFile(json([entry()]), defaults);
+  test('JSON works too; an entry without taskQueue or waitBudgetMs takes the gateway defaults', async () => {
+    const [tool] = await loadCatalogFile(json([entry()]), defaults);
     assert.equal(tool?.taskQueue, 'default-queue');
     assert.equal(tool?.waitBudgetMs, 20_000);
     assert.equal(tool?.progressQuery, undefined);
   });
 
-  test('generic companion names drop a start_ prefix', () => {
+  test('generic companion names drop a start_ prefix', async () => {
     assert.deepEqual(defaultCompanions('start_report', true), {
       result: 'get_report_result',
       cancel: 'cancel_report',
@@ -64,14 +64,14 @@ describe('a good catalog', () => {
     });
   });
 
-  test('MCP_TOOLS_FILE replaces the built-in catalog; unset, mining is served', () => {
+  test('MCP_TOOLS_FILE replaces the built-in catalog; unset, mining is served', async () => {
     const path = json([entry()]);
     assert.deepEqual(
-      gatewayConfig({ MCP_TOOLS_FILE: path }).tools.map((t) => t.name),
+      (await gatewayConfig({ MCP_TOOLS_FILE: path })).tools.map((t) => t.name),
       ['start_report'],
     );
     assert.deepEqual(
-      gatewayConfig({}).tools.map((t) => t.name),
+      (await gatewayConfig({})).tools.map((t) => t.name),
       ['start_mining'],
     );
   });
@@ -125,17 +125,14 @@ describe('a bad catalog names the file, the entry and the field', () => {
     ['a negative wait budget', () => json([entry({ waitBudgetMs: -1 })]), /waitBudgetMs: must be >= 0/],
   ];
   for (const [name, path, message] of cases) {
-    test(name, () => {
+    test(name, async () => {
       const p = path();
-      assert.throws(
-        () => loadCatalogFile(p, defaults),
-        (err: Error) => {
-          assert.match(err.message, /^MCP_TOOLS_FILE \(/);
-          assert.match(err.message, message);
-          return true;
-        },
-      );
-      assert.throws(() => gatewayConfig({ MCP_TOOLS_FILE: p }), /^Error: MCP_TOOLS_FILE/);
+      await assert.rejects(loadCatalogFile(p, defaults), (err: Error) => {
+        assert.match(err.message, /^MCP_TOOLS_FILE \(/);
+        assert.match(err.message, message);
+        return true;
+      });
+      await assert.rejects(gatewayConfig({ MCP_TOOLS_FILE: p }), /^Error: MCP_TOOLS_FILE/);
     });
   }
 });

@@ -1,5 +1,7 @@
 // `npm run call` end to end against the real stack (dev server, worker process, gateway): the CLI
-// as a child process, answering the approval prompt on its stdin, in both flows, and --resume.
+// as a child process, answering the approval prompt on its stdin, in both flows, and --resume; then
+// catalog tools (test/fixtures/cli-catalog.yaml, a second gateway on the same worker) followed
+// through their own companions, whatever the catalog names them.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -8,12 +10,15 @@ import { fileURLToPath } from 'node:url';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
 import type { TestGateway } from './support/gateway-server.ts';
 import { rpcResult } from './support/mcp-http.ts';
-import { delta, scrape } from './support/metrics-scrape.ts';
+import { delta, type Samples, scrape } from './support/metrics-scrape.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI_CATALOG = fileURLToPath(new URL('./fixtures/cli-catalog.yaml', import.meta.url));
 let stack: TestStack | undefined;
 let gateway: TestGateway;
+/** Serves the fixture catalog: mine_chain (companions by the naming rule) and mine_ledger (its own). */
+let catalogGateway: TestGateway;
 let slowDifficulty: number;
 
 interface CliRun {
@@ -23,15 +28,11 @@ interface CliRun {
 }
 
 /** Runs the CLI with `input` on its stdin (piped, so not a TTY: plain progress lines). */
-async function runCli(args: string[], input = ''): Promise<CliRun> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'client/cli.ts', ...args, '--url', gateway.url.href],
-    {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
+async function runCli(args: string[], input = '', url = gateway.url): Promise<CliRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'client/cli.ts', ...args, '--url', url.href], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => {
@@ -50,8 +51,24 @@ async function runCli(args: string[], input = ''): Promise<CliRun> {
 before(async () => {
   stack = await startTestStack('cli-e2e');
   gateway = stack.gateway;
+  catalogGateway = await stack.extraGateway({ env: { MCP_TOOLS_FILE: CLI_CATALOG } });
   slowDifficulty = difficultyFor(await calibrate(gateway.url), 0.5);
 });
+
+/** tools/call requests of `tool` between two scrapes, whatever their outcome. */
+function callsOf(before: Samples, after: Samples, tool: string): number {
+  return ['inline', 'task', 'start_poll', 'error']
+    .map((outcome) => delta(before, after, 'mcp_gateway_tool_calls_total', { tool, outcome }))
+    .reduce((sum, n) => sum + n, 0);
+}
+
+/** tasks/* requests of any method and outcome between two scrapes: none in the start/poll flow. */
+function taskRequests(before: Samples, after: Samples): number {
+  let total = 0;
+  for (const [key, value] of after)
+    if (key.startsWith('mcp_gateway_task_requests_total{')) total += value - (before.get(key) ?? 0);
+  return total;
+}
 
 after(async () => {
   await stack?.close();
@@ -141,5 +158,96 @@ describe('npm run call', () => {
     const run = await runCli(['start_mining', '--difficulty', '99', '--blocks', '1']);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /error: .*difficulty/);
+  });
+});
+
+describe('npm run call on catalog tools (any tool, its own companions)', () => {
+  test('--no-tasks follows mine_chain to its end through get_mine_chain_result, with a progress bar', async () => {
+    const before = await scrape(catalogGateway.origin);
+    const run = await runCli(
+      ['mine_chain', '--difficulty', String(slowDifficulty), '--blocks', '6', '--data', 'cli', '--no-tasks'],
+      '',
+      catalogGateway.url,
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stderr,
+      /task (mine_chain-\S+) \(resume with --resume \1 --no-tasks --tool mine_chain\)/,
+      'it did not finish inline: the run went on past the wait',
+    );
+    assert.match(run.stderr, /\[#*\.*\] \d+%/, 'the workflow contract’s progress/total as a bar');
+    const result = JSON.parse(run.stdout);
+    assert.equal(result.status, 'completed');
+    assert.equal(result.result.data, 'cli');
+    assert.equal(result.result.blocks.length, 6);
+    const after = await scrape(catalogGateway.origin);
+    assert.ok(
+      callsOf(before, after, 'get_mine_chain_result') >= 1,
+      'polled with the tool’s result companion',
+    );
+    assert.equal(taskRequests(before, after), 0, 'no tasks/* request in the start/poll flow');
+  });
+
+  test('--no-tasks with companions of other names: the approval answered through approve_ledger', async () => {
+    const before = await scrape(catalogGateway.origin);
+    const run = await runCli(
+      ['mine_ledger', '--difficulty', '6', '--blocks', '2', '--require-approval', '--no-tasks'],
+      'y\nfrom the ledger\n',
+      catalogGateway.url,
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /Publish the mined chain of 2 block\(s\)/);
+    const result = JSON.parse(run.stdout);
+    assert.equal(result.status, 'completed');
+    assert.equal(result.result.blocks.length, 2);
+    assert.equal(result.result.publication.status, 'published');
+    assert.equal(result.result.publication.approvedNote, 'from the ledger');
+    const after = await scrape(catalogGateway.origin);
+    assert.equal(callsOf(before, after, 'approve_ledger'), 1, 'answered once, with the respond companion');
+    assert.ok(callsOf(before, after, 'ledger_status') >= 1, 'polled with the result companion');
+    assert.equal(taskRequests(before, after), 0);
+  });
+
+  test('--resume --no-tasks: the id’s prefix picks mine_ledger among the start tools, followed to its end', async () => {
+    const created = await rpcResult(catalogGateway.url, 'tools/call', {
+      name: 'mine_ledger',
+      arguments: { difficulty: slowDifficulty, blocks: 6 },
+    });
+    assert.equal(created.resultType, 'task');
+    const taskId = String(created.taskId);
+    const before = await scrape(catalogGateway.origin);
+    const run = await runCli(['--resume', taskId, '--no-tasks'], '', catalogGateway.url);
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assert.equal(result.status, 'completed');
+    assert.equal(result.workflow_id, taskId);
+    assert.equal(result.result.blocks.length, 6);
+    const after = await scrape(catalogGateway.origin);
+    assert.ok(callsOf(before, after, 'ledger_status') >= 1);
+    assert.equal(taskRequests(before, after), 0);
+  });
+
+  test('flags come from the tool’s schema: --help lists them, a wrong one is refused before anything starts', async () => {
+    const help = await runCli(['mine_ledger', '--help'], '', catalogGateway.url);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stderr, /^mine_ledger$/m);
+    assert.match(help.stderr, /--difficulty <integer> +\(required\)/);
+    assert.match(help.stderr, /--require-approval/);
+    const before = await scrape(catalogGateway.origin);
+    const unknown = await runCli(
+      ['mine_chain', '--difficulty', '6', '--colour', 'red'],
+      '',
+      catalogGateway.url,
+    );
+    assert.equal(unknown.code, 1);
+    assert.match(
+      unknown.stderr,
+      /error: unknown flag --colour for mine_chain; its arguments: --difficulty <integer>, --blocks <integer>, --data <string>/,
+    );
+    const notANumber = await runCli(['mine_chain', '--difficulty', 'six'], '', catalogGateway.url);
+    assert.equal(notANumber.code, 1);
+    assert.match(notANumber.stderr, /error: --difficulty: expected an integer, got "six"/);
+    const after = await scrape(catalogGateway.origin);
+    assert.equal(callsOf(before, after, 'mine_chain'), 0, 'nothing was started');
   });
 });

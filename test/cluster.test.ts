@@ -11,11 +11,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { type Cluster, freeClusterPorts, startCluster } from '../launcher/cluster/cluster.ts';
 import { freePort } from '../launcher/free-port.ts';
-import type { ChainResult } from '../workflows/contract.ts';
+import type { ChainResult } from '../workflows/mining/types.ts';
 import {
   callWithRetry,
   type MiningView,
@@ -38,7 +39,6 @@ const WAIT_BUDGET_MS = 500;
 const BLOCK_SECONDS = 4;
 /** How long a killed Temporal service or a stopped PostgreSQL stays down before it is started again. */
 const DOWN_MS = Number(process.env.CLUSTER_FAULT_DOWN_MS || 5_000);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let cluster: Cluster;
 let dataDir: string;
@@ -278,7 +278,7 @@ describe('cluster: PostgreSQL, Temporal services as processes, two gateways behi
     const run = await startRunning(10, BLOCK_SECONDS, 'history');
     const faultAt = run.watch.markFault();
     await cluster.temporal.history.kill('SIGKILL');
-    await sleep(DOWN_MS);
+    await delay(DOWN_MS);
     await cluster.temporal.history.start();
     const restartedMs = Date.now() - faultAt;
     const watched = await run.watch.done;
@@ -292,7 +292,7 @@ describe('cluster: PostgreSQL, Temporal services as processes, two gateways behi
     const run = await startRunning(10, BLOCK_SECONDS, 'matching');
     const faultAt = run.watch.markFault();
     await cluster.temporal.matching.kill('SIGKILL');
-    await sleep(DOWN_MS);
+    await delay(DOWN_MS);
     await cluster.temporal.matching.start();
     const restartedMs = Date.now() - faultAt;
     const watched = await run.watch.done;
@@ -305,7 +305,7 @@ describe('cluster: PostgreSQL, Temporal services as processes, two gateways behi
     const faultAt = run.watch.markFault();
     await cluster.postgres.stop(); // fast shutdown: every connection of every service is cut
     const stoppedMs = Date.now() - faultAt;
-    await sleep(DOWN_MS);
+    await delay(DOWN_MS);
     await cluster.postgres.start();
     const restartedMs = Date.now() - faultAt;
     const watched = await run.watch.done;
@@ -325,7 +325,7 @@ describe('cluster: PostgreSQL, Temporal services as processes, two gateways behi
     const faultAt = run.watch.markFault();
     // SIGQUIT: the postmaster kills its backends and exits without a checkpoint, as in a crash.
     await cluster.postgres.kill('SIGQUIT');
-    await sleep(DOWN_MS);
+    await delay(DOWN_MS);
     await cluster.postgres.start();
     const restartedMs = Date.now() - faultAt;
     const watched = await run.watch.done;
@@ -337,7 +337,7 @@ describe('cluster: PostgreSQL, Temporal services as processes, two gateways behi
     const run = await startRunning(10, BLOCK_SECONDS, 'frontend');
     const faultAt = run.watch.markFault();
     await cluster.temporal.frontend.kill('SIGKILL');
-    await sleep(DOWN_MS);
+    await delay(DOWN_MS);
     await cluster.temporal.frontend.start();
     const restartedMs = Date.now() - faultAt;
     const watched = await run.watch.done;
@@ -394,7 +394,7 @@ describe('cluster: PostgreSQL, Temporal services as processes, two gateways behi
         );
         let view = started;
         while (view.status === 'running') {
-          await sleep(250);
+          await delay(250);
           const poll = { workflow_id: started.workflowId };
           view = await callWithRetry(
             cluster.mcpUrl,
@@ -412,10 +412,10 @@ describe('cluster: PostgreSQL, Temporal services as processes, two gateways behi
       }
     };
     const running = Array.from({ length: clients }, (_, n) => loop(n));
-    await sleep(8_000);
+    await delay(8_000);
     const jobsBefore = jobs.length;
     await cluster.gateways[0]?.kill('SIGKILL');
-    await sleep(12_000);
+    await delay(12_000);
     stop = true;
     await Promise.all(running);
     // Back in the rotation for what follows.

@@ -22,7 +22,7 @@ import {
 import { SEARCH_ATTRIBUTES } from '../launcher/dev-server.ts';
 import { TEMPORAL_CLI_VERSION } from '../launcher/temporal-cli.ts';
 import { DEFAULT_BUNDLE_PATH } from '../worker/options.ts';
-import { MINE_CHAIN_WORKFLOW } from '../workflows/contract.ts';
+import { MINE_CHAIN_WORKFLOW } from '../workflows/mining/types.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -294,11 +294,11 @@ function appCommands(): Array<{ where: string; command: string[] }> {
 // ---- the tests ----------------------------------------------------------------------------------
 
 describe('docker-compose.yml', () => {
-  test('has exactly the temporal, gateway and worker services', () => {
+  test('has exactly the temporal, gateway and worker services', async () => {
     assert.deepEqual(Object.keys(services).sort(), ['gateway', 'temporal', 'worker']);
   });
 
-  test('temporal: the Temporal CLI image at the pinned version, a dev server on 0.0.0.0', () => {
+  test('temporal: the Temporal CLI image at the pinned version, a dev server on 0.0.0.0', async () => {
     const temporal = service('temporal');
     assert.equal(temporal.image, `temporalio/temporal:${TEMPORAL_CLI_VERSION}`);
     const command = temporal.command ?? [];
@@ -307,7 +307,7 @@ describe('docker-compose.yml', () => {
     assert.equal(command.includes('--headless'), false, 'the Web UI is served');
   });
 
-  test('temporal: its database lives on a named volume', () => {
+  test('temporal: its database lives on a named volume', async () => {
     const temporal = service('temporal');
     const db = flagValue(temporal.command ?? [], '--db-filename');
     assert.ok(db, '--db-filename');
@@ -320,7 +320,7 @@ describe('docker-compose.yml', () => {
     assert.ok(compose.volumes && mount.source in compose.volumes, `volume ${mount.source} is declared`);
   });
 
-  test('temporal: registers the search attributes the gateway writes', () => {
+  test('temporal: registers the search attributes the gateway writes', async () => {
     const command = service('temporal').command ?? [];
     const registered = command.flatMap((arg, i) => (arg === '--search-attribute' ? [command[i + 1]] : []));
     assert.deepEqual(
@@ -331,13 +331,13 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  test('temporal: frontend 7233 and Web UI 8233 published on the host loopback only (no auth)', () => {
+  test('temporal: frontend 7233 and Web UI 8233 published on the host loopback only (no auth)', async () => {
     const ports = (service('temporal').ports ?? []).map(parsePort);
     assert.deepEqual(ports.map((p) => p.containerPort).sort(), [7233, 8233]);
     for (const port of ports) assert.equal(port.host, '127.0.0.1', `port ${port.containerPort}`);
   });
 
-  test('gateway: built from the Dockerfile, listening on 0.0.0.0:3000, published as 3000', () => {
+  test('gateway: built from the Dockerfile, listening on 0.0.0.0:3000, published as 3000', async () => {
     const gateway = service('gateway');
     assert.equal(gateway.build?.context, '.');
     assert.ok(existsSync(join(ROOT, gateway.build?.dockerfile ?? '')), 'the Dockerfile exists');
@@ -348,12 +348,12 @@ describe('docker-compose.yml', () => {
     ]);
   });
 
-  test('gateway: auth tokens are required from the environment, never written in the file', () => {
+  test('gateway: auth tokens are required from the environment, never written in the file', async () => {
     const tokens = service('gateway').environment?.MCP_AUTH_TOKENS ?? '';
     assert.match(tokens, /^\$\{MCP_AUTH_TOKENS:\?.+\}$/);
   });
 
-  test('worker: the same image as the gateway, two replicas, no published port', () => {
+  test('worker: the same image as the gateway, two replicas, no published port', async () => {
     const worker = service('worker');
     const gateway = service('gateway');
     assert.deepEqual(worker.build, gateway.build);
@@ -362,7 +362,7 @@ describe('docker-compose.yml', () => {
     assert.equal(worker.ports, undefined);
   });
 
-  test('gateway and workers reach the temporal service and agree on namespace and task queue', () => {
+  test('gateway and workers reach the temporal service and agree on namespace and task queue', async () => {
     const frontendPort = 7233;
     for (const name of ['gateway', 'worker']) {
       const env = service(name).environment ?? {};
@@ -375,7 +375,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test('every variable the services set is one the code they run reads', () => {
+  test('every variable the services set is one the code they run reads', async () => {
     // Read by the gateway's authentication (DESIGN: principal:token pairs); checked above.
     const pending = new Set(['MCP_AUTH_TOKENS']);
     for (const name of ['gateway', 'worker']) {
@@ -393,7 +393,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test('every service has a health check: temporal cluster health, gateway /readyz, worker polling', () => {
+  test('every service has a health check: temporal cluster health, gateway /readyz, worker polling', async () => {
     for (const [name, svc] of Object.entries(services)) {
       const check = svc.healthcheck;
       assert.ok(check, `${name} has a health check`);
@@ -417,7 +417,7 @@ describe('docker-compose.yml', () => {
     assert.deepEqual(worker.slice(1), ['node', '--import', 'tsx', 'scripts/worker-healthcheck.ts']);
   });
 
-  test('gateway and workers start once Temporal is healthy', () => {
+  test('gateway and workers start once Temporal is healthy', async () => {
     for (const [name, svc] of Object.entries(services)) {
       for (const [target, { condition }] of Object.entries(svc.depends_on ?? {})) {
         assert.equal(condition, 'service_healthy', `${name} → ${target}`);
@@ -427,7 +427,7 @@ describe('docker-compose.yml', () => {
     for (const name of ['gateway', 'worker']) assert.ok(service(name).depends_on?.temporal, name);
   });
 
-  test('gateway: serves a catalog file from a host folder when MCP_TOOLS_FILE names one, the built-in one otherwise', () => {
+  test('gateway: serves a catalog file from a host folder when MCP_TOOLS_FILE names one, the built-in one otherwise', async () => {
     const gateway = service('gateway');
     const mounts = gateway.volumes ?? [];
     assert.equal(mounts.length, 1, JSON.stringify(mounts));
@@ -443,7 +443,7 @@ describe('docker-compose.yml', () => {
     );
     const unset = interpolate(gateway.environment?.MCP_TOOLS_FILE ?? '', {});
     assert.equal(unset, '');
-    const builtIn = gatewayConfig({ MCP_TOOLS_FILE: unset });
+    const builtIn = await gatewayConfig({ MCP_TOOLS_FILE: unset });
     assert.equal(builtIn.toolsFile, undefined);
     assert.deepEqual(
       builtIn.tools.map((tool) => tool.name),
@@ -459,7 +459,7 @@ describe('docker-compose.yml', () => {
     assert.ok(file.startsWith(`${mount.target}/`), `${file} lies in the mounted folder ${mount.target}`);
   });
 
-  test("gateway: the default catalog folder's example serves workflows the compose workers run", () => {
+  test("gateway: the default catalog folder's example serves workflows the compose workers run", async () => {
     const gateway = service('gateway');
     const mount = bindMount((gateway.volumes ?? [])[0] as string, {});
     // The README's compose section names it as the container sees it.
@@ -474,7 +474,7 @@ describe('docker-compose.yml', () => {
     );
     const onHost = join(ROOT, mount.source, (named as string).slice(mount.target.length + 1));
     const workerQueue = service('worker').environment?.TEMPORAL_TASK_QUEUE as string;
-    const tools = loadCatalogFile(onHost, { taskQueue: workerQueue, waitBudgetMs: 1_000 });
+    const tools = await loadCatalogFile(onHost, { taskQueue: workerQueue, waitBudgetMs: 1_000 });
     assert.ok(tools.length > 0);
     for (const tool of tools) {
       assert.equal(tool.taskQueue, workerQueue, `${tool.name}: the workers' task queue`);
@@ -482,20 +482,20 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test('the app containers log JSON lines: the image says so and compose does not say otherwise', () => {
+  test('the app containers log JSON lines: the image says so and compose does not say otherwise', async () => {
     const env = inStage(finalStage, 'ENV').map((e) => e.args);
     assert.ok(env.includes('LOG_FORMAT=json'), env.join('\n'));
     for (const name of ['gateway', 'worker'])
       assert.equal(service(name).environment?.LOG_FORMAT, undefined, name);
   });
 
-  test('the app containers run an init process so signals reach node and children are reaped', () => {
+  test('the app containers run an init process so signals reach node and children are reaped', async () => {
     for (const name of ['gateway', 'worker']) assert.equal(service(name).init, true, name);
   });
 });
 
 describe('Dockerfile', () => {
-  test('is multi-stage, on the current Node LTS (an even major, 24 or later) slim image', () => {
+  test('is multi-stage, on the current Node LTS (an even major, 24 or later) slim image', async () => {
     const froms = dockerfile.instructions.filter((i) => i.keyword === 'FROM');
     assert.ok(froms.length >= 2, 'at least a build and a runtime stage');
     for (const from of froms) {
@@ -505,7 +505,7 @@ describe('Dockerfile', () => {
     }
   });
 
-  test('the runtime stage installs production dependencies only', () => {
+  test('the runtime stage installs production dependencies only', async () => {
     const runs = inStage(finalStage, 'RUN').map((run) => run.args);
     assert.ok(
       runs.some((run) => /\bnpm ci\b.*--omit=dev/.test(run)),
@@ -515,7 +515,7 @@ describe('Dockerfile', () => {
       assert.doesNotMatch(run, /\bnpm (install|i)\b|\bnpm ci\b(?!.*--omit=dev)/, `final-stage RUN: ${run}`);
   });
 
-  test('the runtime stage runs as the unprivileged node user', () => {
+  test('the runtime stage runs as the unprivileged node user', async () => {
     const users = inStage(finalStage, 'USER');
     assert.equal(users.at(-1)?.args, 'node');
     const order = dockerfile.instructions.filter((i) => i.stage === finalStage);
@@ -524,7 +524,7 @@ describe('Dockerfile', () => {
     assert.ok(lastUser > lastRun, 'USER comes after the last RUN, so nothing runs as root at run time');
   });
 
-  test('ships the prebuilt workflow bundle and points WORKFLOW_BUNDLE_PATH at it', () => {
+  test('ships the prebuilt workflow bundle and points WORKFLOW_BUNDLE_PATH at it', async () => {
     const builder = dockerfile.stages.find((stage) =>
       inStage(stage, 'RUN').some((run) => run.args.includes('npm run build:workflows')),
     );
@@ -540,7 +540,7 @@ describe('Dockerfile', () => {
     assert.equal(bundlePath, normalize(join('/app', to as string)));
   });
 
-  test('ships the compiled gateway from a stage that builds it', () => {
+  test('ships the compiled gateway from a stage that builds it', async () => {
     const builder = dockerfile.stages.find((stage) =>
       inStage(stage, 'RUN').some((run) => run.args.includes('npm run build:gateway')),
     );
@@ -555,7 +555,7 @@ describe('Dockerfile', () => {
     assert.equal(normalize(copy.args.split(/\s+/).at(-1) as string), GATEWAY_BUNDLE);
   });
 
-  test('the default command is the compiled gateway with its flags, in exec form, and exposes its port', () => {
+  test('the default command is the compiled gateway with its flags, in exec form, and exposes its port', async () => {
     const cmd = inStage(finalStage, 'CMD').at(-1);
     assert.ok(cmd);
     assert.deepEqual(JSON.parse(cmd.args), COMPILED_GATEWAY);
@@ -565,14 +565,14 @@ describe('Dockerfile', () => {
     );
   });
 
-  test('every file it copies from the build context exists', () => {
+  test('every file it copies from the build context exists', async () => {
     for (const stage of dockerfile.stages) {
       for (const [source] of contextCopies(stage))
         assert.ok(existsSync(join(ROOT, source)), `${stage}: COPY ${source}`);
     }
   });
 
-  test('.dockerignore keeps local state and dependencies out of the build context', () => {
+  test('.dockerignore keeps local state and dependencies out of the build context', async () => {
     const ignored = read('.dockerignore')
       .split('\n')
       .map((line) => line.trim())
@@ -590,7 +590,7 @@ describe('Dockerfile', () => {
 });
 
 describe('what the images run', () => {
-  test('every command is a package.json script (npm run X, or node --import tsx on the script entry)', () => {
+  test('every command is a package.json script (npm run X, or node --import tsx on the script entry)', async () => {
     const commands = appCommands();
     assert.ok(commands.length >= 3, commands.map((c) => c.where).join(', '));
     for (const { where, command } of commands) assertPackageCommand(command, where);
@@ -600,7 +600,7 @@ describe('what the images run', () => {
     }
   });
 
-  test('every npm run in a build stage finds the files its script loads in that stage', () => {
+  test('every npm run in a build stage finds the files its script loads in that stage', async () => {
     for (const run of dockerfile.instructions.filter((i) => i.keyword === 'RUN')) {
       for (const match of run.args.matchAll(/\bnpm run ([\w:-]+)/g)) {
         const entry = scriptEntry(pkg.scripts[match[1] as string] ?? '');
@@ -613,12 +613,12 @@ describe('what the images run', () => {
     }
   });
 
-  test('the gateway runs with its Node.js flags: npm run gateway, the image and compose alike', () => {
+  test('the gateway runs with its Node.js flags: npm run gateway, the image and compose alike', async () => {
     assert.equal(pkg.scripts.gateway, `node ${GATEWAY_NODE_FLAGS.join(' ')} --import tsx gateway/main.ts`);
     assert.deepEqual(service('gateway').command, COMPILED_GATEWAY);
   });
 
-  test('every file those commands load is in the image, and every package they import is a production dependency', () => {
+  test('every file those commands load is in the image, and every package they import is a production dependency', async () => {
     for (const { where, command } of appCommands()) {
       const run = assertPackageCommand(command, where);
       if (!run) continue;
@@ -649,7 +649,7 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
     svc.image?.startsWith('temporalio/server:'),
   );
 
-  test('has PostgreSQL, the schema and namespace jobs, four Temporal services, the UI, the proxy, two gateways and the workers', () => {
+  test('has PostgreSQL, the schema and namespace jobs, four Temporal services, the UI, the proxy, two gateways and the workers', async () => {
     assert.deepEqual(Object.keys(cluster).sort(), [
       'cluster-gateway-1',
       'cluster-gateway-2',
@@ -667,14 +667,14 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
     for (const [name, svc] of Object.entries(cluster)) assert.deepEqual(svc.profiles, ['cluster'], name);
   });
 
-  test('no service of the profile adds a required variable: compose interpolates every profile, so `docker compose up` would need it too', () => {
+  test('no service of the profile adds a required variable: compose interpolates every profile, so `docker compose up` would need it too', async () => {
     const required = (text: string) => new Set([...text.matchAll(/\$\{(\w+):\?/g)].map((m) => m[1]));
     const all = required(read('docker-compose.yml'));
     const byDefault = required(JSON.stringify(services));
     assert.deepEqual([...all].sort(), [...byDefault].sort());
   });
 
-  test('Temporal: one container per service of the server v1.29.1 (the version the CLI embeds), on PostgreSQL', () => {
+  test('Temporal: one container per service of the server v1.29.1 (the version the CLI embeds), on PostgreSQL', async () => {
     assert.deepEqual(
       temporalServices.map(([, svc]) => svc.environment?.SERVICES).sort(),
       [...TEMPORAL_SERVICES].sort(),
@@ -696,7 +696,7 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
     }
   });
 
-  test('schema job: the server SQL tool of the same release creates both databases and brings each schema up', () => {
+  test('schema job: the server SQL tool of the same release creates both databases and brings each schema up', async () => {
     const job = inCluster('temporal-schema');
     assert.match(
       job.image ?? '',
@@ -714,7 +714,7 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
     assert.equal(job.depends_on?.postgresql?.condition, 'service_healthy');
   });
 
-  test('namespace job: default with the retention npm run cluster gives it, and the search attributes the gateway writes', () => {
+  test('namespace job: default with the retention npm run cluster gives it, and the search attributes the gateway writes', async () => {
     const job = inCluster('temporal-namespace');
     assert.equal(job.restart, 'no');
     const script = (job.command ?? []).join(' ');
@@ -728,7 +728,7 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
     assert.equal(job.depends_on?.['temporal-frontend']?.condition, 'service_healthy');
   });
 
-  test('start order: every dependency exists; health checks for service_healthy, one-shot jobs for service_completed_successfully', () => {
+  test('start order: every dependency exists; health checks for service_healthy, one-shot jobs for service_completed_successfully', async () => {
     for (const [name, svc] of Object.entries(cluster)) {
       for (const [target, { condition }] of Object.entries(svc.depends_on ?? {})) {
         const dependency = cluster[target];
@@ -749,7 +749,7 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
       );
   });
 
-  test('gateways and workers: the default stack image and commands, pointed at the frontend', () => {
+  test('gateways and workers: the default stack image and commands, pointed at the frontend', async () => {
     const gateways = ['cluster-gateway-1', 'cluster-gateway-2'].map(inCluster);
     for (const svc of [...gateways, inCluster('cluster-worker')]) {
       assert.deepEqual(svc.build, service('gateway').build);
@@ -768,7 +768,7 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
     assert.equal(inCluster('cluster-worker').deploy?.replicas, 3);
   });
 
-  test('both gateways key task ids with one secret: MCP_SERVER_SECRET, or the one generated on the volume they share', () => {
+  test('both gateways key task ids with one secret: MCP_SERVER_SECRET, or the one generated on the volume they share', async () => {
     const [one, two] = ['cluster-gateway-1', 'cluster-gateway-2'].map(inCluster) as [Service, Service];
     assert.deepEqual(one.environment, two.environment);
     assert.deepEqual(one.volumes, two.volumes);
@@ -780,7 +780,7 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
     assert.ok(compose.volumes && shared.source in compose.volumes, `${shared.source} is a named volume`);
   });
 
-  test('proxy: HAProxy round robin over exactly the two gateways, checking /healthz, one published port', () => {
+  test('proxy: HAProxy round robin over exactly the two gateways, checking /healthz, one published port', async () => {
     const proxy = inCluster('mcp-proxy');
     assert.match(proxy.image ?? '', /^haproxy:\d+\.\d+$/);
     const mount = (proxy.volumes ?? []).map((spec) => bindMount(spec, {}))[0];
@@ -801,7 +801,7 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
     assert.deepEqual(Object.keys(proxy.depends_on ?? {}).sort(), ['cluster-gateway-1', 'cluster-gateway-2']);
   });
 
-  test('published ports: none shared with the default stack; Temporal and its UI on the host loopback only', () => {
+  test('published ports: none shared with the default stack; Temporal and its UI on the host loopback only', async () => {
     const hostPorts = (svcs: Record<string, Service>) =>
       Object.values(svcs).flatMap((svc) => (svc.ports ?? []).map(parsePort).map((p) => p.hostPort));
     const clash = hostPorts(cluster).filter((port) => hostPorts(services).includes(port));

@@ -12,10 +12,10 @@ import {
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import protos from '@temporalio/proto';
-import { ANONYMOUS } from '../gateway/http/principal.ts';
+import { ANONYMOUS } from '../gateway/mcp/server.ts';
 import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal/backend.ts';
-import { isOwnedBy } from '../gateway/temporal/task-id.ts';
-import type { ChainResult } from '../workflows/contract.ts';
+import { isOwnedBy } from '../gateway/temporal/runs.ts';
+import type { ChainResult } from '../workflows/mining/types.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
 import { TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
 import { connectV1, connectV2, structured } from './support/mcp-clients.ts';

@@ -19,11 +19,9 @@ import {
   missingTasksCapability,
   taskNotFound,
   toProtocolError,
-} from '../gateway/mcp/json-rpc-errors.ts';
-import { TemporalDeadlineError } from '../gateway/temporal/deadline.ts';
-import { isTemporalUnavailable } from '../gateway/temporal/grpc-errors.ts';
-import { stateFromResultError } from '../gateway/temporal/outcome.ts';
-import { queryFailureNote } from '../gateway/temporal/run-description.ts';
+} from '../gateway/mcp/errors.ts';
+import { isTemporalUnavailable, TemporalDeadlineError } from '../gateway/temporal/errors.ts';
+import { queryFailureNote, stateFromResultError } from '../gateway/temporal/runs.ts';
 
 const workflowFailed = (cause: Error) =>
   new WorkflowFailedError('Workflow execution failed', cause, RetryState.NON_RETRYABLE_FAILURE);

@@ -2,19 +2,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
-import { declaresTasksExtension } from '../gateway/mcp/capabilities.ts';
-import { inputResponsesSchema, workflowIdArgs } from '../gateway/mcp/companion-schemas.ts';
-import { validated } from '../gateway/mcp/json-schema.ts';
-import { DEFAULT_BLOCKS, DEFAULT_DIFFICULTY, mineChainInput } from '../gateway/mcp/mining/arguments.ts';
-import { miningTool } from '../gateway/mcp/mining/tool.ts';
-import { isOwnedBy, newTaskId, taskIdPrefix } from '../gateway/temporal/task-id.ts';
-import { LIMITS } from '../workflows/limits.ts';
+import { declaresTasksExtension } from '../gateway/mcp/answers.ts';
+import { inputResponsesSchema } from '../gateway/mcp/server.ts';
+import { validated, workflowIdArgs } from '../gateway/mcp/tools.ts';
+import { isOwnedBy, newTaskId, taskIdPrefix } from '../gateway/temporal/runs.ts';
+import { LIMITS } from '../workflows/mining/bounds.ts';
+import { DEFAULT_BLOCKS, DEFAULT_DIFFICULTY, mineChainInput, miningTool } from '../workflows/mining/tool.ts';
 
 const mining = miningTool({ taskQueue: 'q', waitBudgetMs: 1_000 });
 const check = (args: unknown) => validated<Record<string, unknown>>(mining.validateArguments, args);
 
 describe('start_mining arguments', () => {
-  test('the bounds are the workflow LIMITS', () => {
+  test('the bounds are the workflow LIMITS', async () => {
     const ok = { difficulty: LIMITS.difficulty.max, blocks: LIMITS.blocks.max };
     assert.doesNotThrow(() => check(ok));
     for (const bad of [
@@ -30,7 +29,7 @@ describe('start_mining arguments', () => {
     }
   });
 
-  test('a call without difficulty or blocks gets the defaults, sized to outlast the wait budget', () => {
+  test('a call without difficulty or blocks gets the defaults, sized to outlast the wait budget', async () => {
     const parsed = check({});
     assert.equal(parsed.difficulty, DEFAULT_DIFFICULTY);
     assert.equal(parsed.blocks, DEFAULT_BLOCKS);
@@ -40,12 +39,12 @@ describe('start_mining arguments', () => {
     assert.ok((DEFAULT_BLOCKS * 2 ** DEFAULT_DIFFICULTY) / 200e6 > DEFAULTS.waitBudgetMs / 1000);
   });
 
-  test('errors name the field', () => {
+  test('errors name the field', async () => {
     assert.throws(() => check({ difficulty: 99, blocks: 1 }), /^Error: difficulty: must be <= 40$/);
     assert.throws(() => check({ blocks: 1, colour: 'red' }), /^Error: colour: is not an allowed field$/);
   });
 
-  test('arguments become the workflow input', () => {
+  test('arguments become the workflow input', async () => {
     assert.deepEqual(mineChainInput({ difficulty: 9, blocks: 2 }), { difficulty: 9, blocks: 2, data: '' });
     assert.deepEqual(mineChainInput({ difficulty: 9, blocks: 2, data: 'x', require_approval: true }), {
       difficulty: 9,
@@ -55,7 +54,7 @@ describe('start_mining arguments', () => {
     });
   });
 
-  test('the listed input schema is a JSON Schema object with the bounds', () => {
+  test('the listed input schema is a JSON Schema object with the bounds', async () => {
     const schema = mining.inputSchema as {
       type: string;
       properties: Record<string, Record<string, unknown>>;
@@ -65,13 +64,13 @@ describe('start_mining arguments', () => {
     assert.equal(schema.properties.blocks?.minimum, LIMITS.blocks.min);
   });
 
-  test('workflow_id is required', () => {
+  test('workflow_id is required', async () => {
     const args = workflowIdArgs('start_mining');
     assert.equal(args.safeParse({}).success, false);
     assert.ok(args.safeParse({ workflow_id: 'mine-x' }).success);
   });
 
-  test('input responses: action is one of accept, decline, cancel', () => {
+  test('input responses: action is one of accept, decline, cancel', async () => {
     assert.ok(
       inputResponsesSchema.safeParse({ k: { action: 'accept', content: { approve: true } } }).success,
     );
@@ -81,7 +80,7 @@ describe('start_mining arguments', () => {
 
 describe('task ids', () => {
   const secret = Buffer.from('s'.repeat(40));
-  test('carry 128 random bits and never repeat', () => {
+  test('carry 128 random bits and never repeat', async () => {
     const ids = new Set(Array.from({ length: 10_000 }, () => newTaskId(secret, 'alice', 'mine')));
     assert.equal(ids.size, 10_000);
     for (const id of [...ids].slice(0, 100)) {
@@ -92,21 +91,21 @@ describe('task ids', () => {
     }
   });
 
-  test('name their owner: only the principal they were issued to, under the same secret', () => {
+  test('name their owner: only the principal they were issued to, under the same secret', async () => {
     const id = newTaskId(secret, 'alice', 'mine');
     assert.equal(isOwnedBy(secret, 'alice', id), true);
     assert.equal(isOwnedBy(secret, 'bob', id), false);
     assert.equal(isOwnedBy(Buffer.from('t'.repeat(40)), 'alice', id), false);
   });
 
-  test('carry the id prefix of their tool, which may itself hold dashes', () => {
+  test('carry the id prefix of their tool, which may itself hold dashes', async () => {
     const id = newTaskId(secret, 'alice', 'start_report-v2');
     assert.equal(taskIdPrefix(id), 'start_report-v2');
     assert.equal(isOwnedBy(secret, 'alice', id), true);
     assert.equal(taskIdPrefix('mine-short'), undefined);
   });
 
-  test("a changed, cut, padded or foreign-shaped id is nobody's", () => {
+  test("a changed, cut, padded or foreign-shaped id is nobody's", async () => {
     const id = newTaskId(secret, 'alice', 'mine');
     const last = id.at(-1) === 'A' ? 'B' : 'A';
     const body = id.slice('mine-'.length);
@@ -127,7 +126,7 @@ describe('task ids', () => {
 });
 
 describe('Tasks extension in client capabilities', () => {
-  test('declared only by an extensions entry', () => {
+  test('declared only by an extensions entry', async () => {
     assert.equal(
       declaresTasksExtension({ extensions: { 'io.modelcontextprotocol/tasks': {} } } as never),
       true,
@@ -139,8 +138,8 @@ describe('Tasks extension in client capabilities', () => {
 });
 
 describe('configuration', () => {
-  test('defaults', () => {
-    const config = gatewayConfig({});
+  test('defaults', async () => {
+    const config = await gatewayConfig({});
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.port, 3000);
     assert.equal(config.waitBudgetMs, DEFAULTS.waitBudgetMs);
@@ -148,8 +147,8 @@ describe('configuration', () => {
     assert.equal(config.temporal.taskQueue, 'mcp-mining');
   });
 
-  test('from the environment', () => {
-    const config = gatewayConfig({
+  test('from the environment', async () => {
+    const config = await gatewayConfig({
       MCP_HOST: '0.0.0.0',
       MCP_AUTH_TOKENS: 'alice:alice-token-0123456789',
       MCP_PORT: '8080',
@@ -167,8 +166,8 @@ describe('configuration', () => {
     assert.equal(config.temporal.taskQueue, 'q');
   });
 
-  test('bad values are refused with the variable named', () => {
-    assert.throws(() => gatewayConfig({ MCP_PORT: 'eighty' }), /MCP_PORT/);
-    assert.throws(() => gatewayConfig({ MCP_WAIT_BUDGET_MS: '-1' }), /MCP_WAIT_BUDGET_MS/);
+  test('bad values are refused with the variable named', async () => {
+    await assert.rejects(gatewayConfig({ MCP_PORT: 'eighty' }), /MCP_PORT/);
+    await assert.rejects(gatewayConfig({ MCP_WAIT_BUDGET_MS: '-1' }), /MCP_WAIT_BUDGET_MS/);
   });
 });

@@ -7,7 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { gatewayConfig } from '../gateway/config.ts';
 import { buildApp } from '../gateway/http/app.ts';
-import { logFormat, readableLogStream, scrubSecrets } from '../gateway/http/logging.ts';
+import { readableLogStream } from '../gateway/http/log-format.ts';
+import { logFormat, scrubSecrets } from '../gateway/http/logging.ts';
 import { TemporalBackend } from '../gateway/temporal/backend.ts';
 import { PLAIN_CLIENT, rpc, rpcResult } from './support/mcp-http.ts';
 import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
@@ -36,7 +37,7 @@ before(async () => {
       done();
     },
   });
-  const config = gatewayConfig({
+  const config = await gatewayConfig({
     MCP_PORT: '0',
     MCP_WAIT_BUDGET_MS: '0',
     MCP_QUERY_TIMEOUT_MS: '300',
@@ -196,7 +197,7 @@ describe('no secrets in the logs', () => {
     assert.match(printed, /\[redacted\]/);
   });
 
-  test('scrubSecrets removes bearer tokens and token-like query values, and nothing else', () => {
+  test('scrubSecrets removes bearer tokens and token-like query values, and nothing else', async () => {
     assert.equal(scrubSecrets(`Authorization: Bearer ${SECRET}`), 'Authorization: Bearer [redacted]');
     assert.equal(
       scrubSecrets(`/mcp?api_key=${SECRET}&x=1&token=${SECRET}`),
@@ -207,7 +208,7 @@ describe('no secrets in the logs', () => {
 });
 
 describe('log format', () => {
-  test('pretty on a terminal, JSON otherwise; LOG_FORMAT forces either', () => {
+  test('pretty on a terminal, JSON otherwise; LOG_FORMAT forces either', async () => {
     assert.equal(logFormat({}, true), 'pretty');
     assert.equal(logFormat({}, false), 'json');
     assert.equal(logFormat({ LOG_FORMAT: 'json' }, true), 'json');
@@ -313,7 +314,7 @@ describe('readable logs (LOG_FORMAT=pretty)', () => {
     assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, JSON.stringify(text));
   });
 
-  test('colours when asked for, none otherwise', () => {
+  test('colours when asked for, none otherwise', async () => {
     const out: string[] = [];
     const line = `${JSON.stringify({ level: 30, time: Date.now(), msg: 'tools/call', tool: 't', outcome: 'error', ms: 1 })}\n`;
     readableLogStream({ write: (text) => out.push(text) }, true).write(line);

@@ -9,9 +9,8 @@ import { after, describe, test } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { gatewayConfig } from '../gateway/config.ts';
 import { discoveryUrls, JwtAccessTokenVerifier, tokenScopes } from '../gateway/http/jwt-verifier.ts';
-import { OAuthResourceServer } from '../gateway/http/oauth.ts';
+import { OAuthResourceServer, ToolScopes } from '../gateway/http/oauth.ts';
 import { OAUTH_DEFAULTS, type OAuthSettings, oauthSettingsFromEnv } from '../gateway/http/oauth-settings.ts';
-import { ToolScopes } from '../gateway/http/tool-scopes.ts';
 import { catalogTool, loadCatalogFile } from '../gateway/mcp/catalog.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oauth-units-'));
@@ -27,7 +26,7 @@ const settings = (extra: Partial<OAuthSettings> = {}): OAuthSettings => ({
 });
 
 describe('settings', () => {
-  test('unset: no OAuth; set: the defaults filled in', () => {
+  test('unset: no OAuth; set: the defaults filled in', async () => {
     assert.equal(oauthSettingsFromEnv({}), undefined);
     assert.deepEqual(
       oauthSettingsFromEnv({ ...base, MCP_OAUTH_REQUIRED_SCOPES: 'mcp:tools, mcp:read mcp:tools' }),
@@ -40,7 +39,7 @@ describe('settings', () => {
     );
   });
 
-  test('half a configuration, an insecure or malformed URL, a bad scope: refused, naming the variable', () => {
+  test('half a configuration, an insecure or malformed URL, a bad scope: refused, naming the variable', async () => {
     for (const [env, problem] of [
       [{ MCP_OAUTH_ISSUER: ISSUER }, /MCP_OAUTH_AUDIENCE .* must be set/],
       [{ MCP_OAUTH_AUDIENCE: AUDIENCE }, /MCP_OAUTH_ISSUER must be set/],
@@ -63,9 +62,9 @@ describe('settings', () => {
     );
   });
 
-  test('OAuth alone is authentication enough for a non-loopback bind', () => {
-    assert.throws(() => gatewayConfig({ MCP_HOST: '0.0.0.0' }), /MCP_OAUTH_ISSUER and MCP_OAUTH_AUDIENCE/);
-    assert.equal(gatewayConfig({ MCP_HOST: '0.0.0.0', ...base }).oauth?.issuer, ISSUER);
+  test('OAuth alone is authentication enough for a non-loopback bind', async () => {
+    await assert.rejects(gatewayConfig({ MCP_HOST: '0.0.0.0' }), /MCP_OAUTH_ISSUER and MCP_OAUTH_AUDIENCE/);
+    assert.equal((await gatewayConfig({ MCP_HOST: '0.0.0.0', ...base })).oauth?.issuer, ISSUER);
   });
 });
 
@@ -84,8 +83,8 @@ describe('catalog scopes', () => {
   });
   const defaults = { taskQueue: 'q', waitBudgetMs: 1_000 };
 
-  test('an entry may name the scopes it needs; none by default', () => {
-    const [scoped, open] = loadCatalogFile(
+  test('an entry may name the scopes it needs; none by default', async () => {
+    const [scoped, open] = await loadCatalogFile(
       write([entry({ scopes: ['reports:write'] }), entry({ name: 'other' })]),
       defaults,
     );
@@ -93,10 +92,10 @@ describe('catalog scopes', () => {
     assert.equal(open?.scopes, undefined);
   });
 
-  test('a bad scope list stops the start, naming the entry and the field', () => {
+  test('a bad scope list stops the start, naming the entry and the field', async () => {
     for (const scopes of [[], ['two words'], 'reports:write', ['a', 'a']]) {
-      assert.throws(
-        () => loadCatalogFile(write([entry({ scopes })]), defaults),
+      await assert.rejects(
+        loadCatalogFile(write([entry({ scopes })]), defaults),
         /tools\[0\] \(start_report\): scopes/,
         JSON.stringify(scopes),
       );
@@ -132,7 +131,7 @@ describe('catalog scopes', () => {
 });
 
 describe('discovery', () => {
-  test('RFC 8414 first, then OpenID Connect; both forms for an issuer with a path', () => {
+  test('RFC 8414 first, then OpenID Connect; both forms for an issuer with a path', async () => {
     assert.deepEqual(discoveryUrls('https://as.example.com').map(String), [
       'https://as.example.com/.well-known/oauth-authorization-server',
       'https://as.example.com/.well-known/openid-configuration',
@@ -210,13 +209,13 @@ describe('verified tokens', () => {
 });
 
 describe('tokens and challenges', () => {
-  test('scopes from `scope` (space-separated) or `scp` (a list)', () => {
+  test('scopes from `scope` (space-separated) or `scp` (a list)', async () => {
     assert.deepEqual(tokenScopes({ scope: 'a b  c' }), ['a', 'b', 'c']);
     assert.deepEqual(tokenScopes({ scp: ['a', 'b', 7] }), ['a', 'b']);
     assert.deepEqual(tokenScopes({}), []);
   });
 
-  test('the challenges: realm, metadata URL, scope; quotes in a description escaped', () => {
+  test('the challenges: realm, metadata URL, scope; quotes in a description escaped', async () => {
     const plain = new OAuthResourceServer(settings());
     assert.equal(plain.metadataUrl, 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp');
     assert.equal(

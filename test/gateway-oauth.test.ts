@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import {
   Client,
@@ -413,7 +413,7 @@ describe('the key set', () => {
     const keyB = await signingKey('key-b');
     await authServer.setKeys([keyB, keyA]);
     const before = (await authServer.requests())['/jwks'] ?? 0;
-    await sleep(COOLDOWN_MS); // the gateway fetched the key set within the cooldown before: let it pass
+    await delay(COOLDOWN_MS); // the gateway fetched the key set within the cooldown before: let it pass
     const token = await authServer.token(AGENT, resource, 'mcp:tools');
     const answer = await post(bearer(token), 'tools/call', echo('echo_open', 'rotated'));
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -427,7 +427,7 @@ describe('the key set', () => {
         handMade(goodClaims(), { key: await signingKey(`stranger-${i}`) }),
       ),
     );
-    await sleep(COOLDOWN_MS);
+    await delay(COOLDOWN_MS);
     const answers = await Promise.all(strangers.map((t) => post(bearer(t), 'tools/list', {})));
     assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([401]));
     const afterBurst = (await authServer.requests())['/jwks'] ?? 0;
@@ -438,7 +438,7 @@ describe('the key set', () => {
   });
 
   test('the key set endpoint down: a clear 503 within the deadline, never a hang; known keys keep working; back when it is', async () => {
-    await sleep(COOLDOWN_MS);
+    await delay(COOLDOWN_MS);
     const unknownKid = await handMade(goodClaims(), { key: await signingKey('key-while-down') });
     for (const mode of ['hang', 'error'] as const) {
       await authServer.setJwksMode(mode);
@@ -462,7 +462,7 @@ describe('the key set', () => {
       assert.equal((await authServer.requests())['/jwks'] ?? 0, fetches);
       // A token signed with a key already known needs no fetch.
       assert.equal((await post(bearer(await handMade(goodClaims())), 'tools/list', {})).status, 200);
-      await sleep(COOLDOWN_MS);
+      await delay(COOLDOWN_MS);
     }
     await authServer.setJwksMode('ok');
     const back = await post(bearer(unknownKid), 'tools/list', {});

@@ -8,7 +8,7 @@ import {
   secondsText,
   startPollJson,
   toolResult,
-} from '../gateway/mcp/start-poll.ts';
+} from '../gateway/mcp/answers.ts';
 import {
   BROKEN,
   CANCELLED,

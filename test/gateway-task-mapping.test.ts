@@ -8,7 +8,7 @@ import {
   GetTaskResultV2Schema,
   UpdateTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { createTaskResult, emptyAck, getTaskResult, type TaskTiming } from '../gateway/mcp/task-mapping.ts';
+import { createTaskResult, emptyAck, getTaskResult, type TaskTiming } from '../gateway/mcp/answers.ts';
 import {
   BROKEN,
   CANCELLED,

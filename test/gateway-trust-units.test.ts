@@ -5,30 +5,30 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
 import {
   assertSafeBind,
   authTokensFromEnv,
+  DEFAULTS,
+  gatewayConfig,
   parseAuthTokens,
-  principalForToken,
-} from '../gateway/http/auth.ts';
-import { PollRateLimiter, polledTaskId } from '../gateway/http/limits.ts';
+} from '../gateway/config.ts';
 import { isLoopback, loopbackHostnames } from '../gateway/http/loopback.ts';
+import { principalForToken } from '../gateway/http/mcp-endpoint.ts';
+import { PollRateLimiter, polledTaskId } from '../gateway/http/poll-limit.ts';
 import { loadServerSecret, SECRET_FILE_NAME } from '../gateway/server-secret.ts';
-import { differingArguments, keyedTaskId } from '../gateway/temporal/idempotency.ts';
-import { isOwnedBy } from '../gateway/temporal/task-id.ts';
+import { differingArguments, isOwnedBy, keyedTaskId } from '../gateway/temporal/runs.ts';
 
 const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-9876543210ab';
 
 describe('bearer tokens', () => {
-  test('principal:token pairs separated by commas, spaces or lines; # comments in files', () => {
+  test('principal:token pairs separated by commas, spaces or lines; # comments in files', async () => {
     const tokens = parseAuthTokens(`# team\nalice:${ALICE}\n\nbob:${BOB}, carol:${'c'.repeat(20)}`, 'test');
     assert.deepEqual([...tokens.keys()], ['alice', 'bob', 'carol']);
     assert.equal(tokens.get('bob'), BOB);
   });
 
-  test('bad lists are refused, naming the problem and never echoing a token', () => {
+  test('bad lists are refused, naming the problem and never echoing a token', async () => {
     for (const [text, problem] of [
       [`alice${ALICE}`, /not a valid principal/],
       [`:${ALICE}`, /not a valid principal/],
@@ -48,7 +48,7 @@ describe('bearer tokens', () => {
     }
   });
 
-  test('a token maps to its principal; anything else to none', () => {
+  test('a token maps to its principal; anything else to none', async () => {
     const tokens = parseAuthTokens(`alice:${ALICE},bob:${BOB}`, 'test');
     assert.equal(principalForToken(tokens, ALICE), 'alice');
     assert.equal(principalForToken(tokens, BOB), 'bob');
@@ -57,7 +57,7 @@ describe('bearer tokens', () => {
     }
   });
 
-  test('from MCP_AUTH_TOKENS or MCP_AUTH_TOKENS_FILE, not both', () => {
+  test('from MCP_AUTH_TOKENS or MCP_AUTH_TOKENS_FILE, not both', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tokens-'));
     try {
       const file = join(dir, 'tokens');
@@ -75,7 +75,7 @@ describe('bearer tokens', () => {
     }
   });
 
-  test('one loopback predicate: 127.0.0.0/8, ::1 and localhost', () => {
+  test('one loopback predicate: 127.0.0.0/8, ::1 and localhost', async () => {
     for (const host of ['127.0.0.1', '127.0.0.2', '127.255.0.9', 'localhost', '::1', '[::1]']) {
       assert.equal(isLoopback(host), true, host);
     }
@@ -86,19 +86,19 @@ describe('bearer tokens', () => {
     assert.ok(loopbackHostnames('::1').includes('[::1]'));
   });
 
-  test('without tokens only a loopback bind is allowed', () => {
+  test('without tokens only a loopback bind is allowed', async () => {
     const none = new Map<string, string>();
     for (const host of ['127.0.0.1', 'localhost', '::1', '127.0.0.2']) assertSafeBind(host, none);
     for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.com']) {
       assert.throws(() => assertSafeBind(host, none), /refusing to listen on .* without authentication/);
       assertSafeBind(host, parseAuthTokens(`alice:${ALICE}`, 'test'));
     }
-    assert.throws(() => gatewayConfig({ MCP_HOST: '0.0.0.0' }), /MCP_AUTH_TOKENS/);
+    await assert.rejects(gatewayConfig({ MCP_HOST: '0.0.0.0' }), /MCP_AUTH_TOKENS/);
   });
 });
 
 describe('server secret', () => {
-  test('generated once under the data folder (mode 600) and kept', () => {
+  test('generated once under the data folder (mode 600) and kept', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'secret-'));
     try {
       const first = loadServerSecret({ MCP_DATA_DIR: join(dir, 'data') });
@@ -112,7 +112,7 @@ describe('server secret', () => {
     }
   });
 
-  test('from MCP_SERVER_SECRET or MCP_SERVER_SECRET_FILE; short secrets refused', () => {
+  test('from MCP_SERVER_SECRET or MCP_SERVER_SECRET_FILE; short secrets refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'secret-'));
     try {
       const value = 's'.repeat(40);
@@ -131,7 +131,7 @@ describe('server secret', () => {
 
 describe('keyed task ids', () => {
   const secret = Buffer.from('k'.repeat(40));
-  test('the same (principal, tool, key) gives the same id; any other part or secret another', () => {
+  test('the same (principal, tool, key) gives the same id; any other part or secret another', async () => {
     const id = keyedTaskId(secret, 'alice', { name: 'start_mining', idPrefix: 'mine' }, 'job-1');
     assert.equal(id, keyedTaskId(secret, 'alice', { name: 'start_mining', idPrefix: 'mine' }, 'job-1'));
     assert.match(id, /^mine-[A-Za-z0-9_-]{32}$/);
@@ -148,7 +148,7 @@ describe('keyed task ids', () => {
     assert.equal(new Set([id, ...others]).size, 6);
   });
 
-  test('arguments compare by value, whatever the key order', () => {
+  test('arguments compare by value, whatever the key order', async () => {
     assert.deepEqual(differingArguments({ a: 1, b: { x: 1, y: 2 } }, { b: { y: 2, x: 1 }, a: 1 }), []);
     assert.deepEqual(differingArguments({ difficulty: 8, blocks: 1 }, { difficulty: 9, blocks: 1 }), [
       'difficulty',
@@ -158,7 +158,7 @@ describe('keyed task ids', () => {
 });
 
 describe('poll rate limiting', () => {
-  test('a poll sooner than the interval is refused with the time left; others pass', () => {
+  test('a poll sooner than the interval is refused with the time left; others pass', async () => {
     let now = 1_000;
     const limiter = new PollRateLimiter(500, () => now);
     assert.equal(limiter.check('alice', 't1'), 0);
@@ -173,7 +173,7 @@ describe('poll rate limiting', () => {
     assert.equal(limiter.size, 1, 'old entries are forgotten');
   });
 
-  test('polls are tasks/get and the result companions', () => {
+  test('polls are tasks/get and the result companions', async () => {
     const isPollTool = (name: string) => name === 'get_mining_result';
     assert.equal(polledTaskId({ method: 'tasks/get', params: { taskId: 't' } }, isPollTool), 't');
     assert.equal(
@@ -190,14 +190,14 @@ describe('poll rate limiting', () => {
     assert.equal(polledTaskId([], isPollTool), undefined);
   });
 
-  test('settings: off by default, never above the advertised poll interval', () => {
-    const config = gatewayConfig({});
+  test('settings: off by default, never above the advertised poll interval', async () => {
+    const config = await gatewayConfig({});
     assert.equal(config.pollMinIntervalMs, 0);
     assert.equal(config.maxRunningTasks, DEFAULTS.maxRunningTasks);
     assert.equal(config.bodyLimitBytes, DEFAULTS.bodyLimitBytes);
-    assert.equal(gatewayConfig({ MCP_POLL_MIN_INTERVAL_MS: '1500' }).pollMinIntervalMs, 1500);
-    assert.throws(
-      () => gatewayConfig({ MCP_POLL_INTERVAL_MS: '1000', MCP_POLL_MIN_INTERVAL_MS: '1500' }),
+    assert.equal((await gatewayConfig({ MCP_POLL_MIN_INTERVAL_MS: '1500' })).pollMinIntervalMs, 1500);
+    await assert.rejects(
+      gatewayConfig({ MCP_POLL_INTERVAL_MS: '1000', MCP_POLL_MIN_INTERVAL_MS: '1500' }),
       /MCP_POLL_MIN_INTERVAL_MS/,
     );
   });

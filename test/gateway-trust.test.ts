@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_PRINCIPAL } from '../gateway/temporal/backend.ts';
-import { keyedTaskId } from '../gateway/temporal/idempotency.ts';
+import { keyedTaskId } from '../gateway/temporal/runs.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
 import { startGateway, TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';

@@ -10,7 +10,7 @@ import {
   MINE_CHAIN_WORKFLOW,
   type MineChainInput,
   miningProgressQuery,
-} from '../workflows/contract.ts';
+} from '../workflows/mining/types.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 import { startWorker, type WorkerProcess } from './support/worker-process.ts';
 

@@ -2,6 +2,7 @@
 // thread count; a progress mark that never passes an untried nonce; prompt abort; clean close.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { blockHeader, MAX_NONCE, searchNonces } from '../activities/pow/block.ts';
 import { GENESIS_HASH } from '../activities/pow/genesis.ts';
 import { NoncePool } from '../activities/pow/nonce-pool.ts';
@@ -77,7 +78,7 @@ describe('nonce pool', () => {
     });
     const marks: number[] = [];
     for (let i = 0; i < 6; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await delay(50);
       marks.push(search.triedBelow);
     }
     assert.ok((marks[0] as number) >= 1000);

@@ -2,10 +2,10 @@
 // and protocol revision come from, for both protocol eras. Pure.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { miningPresentation } from '../gateway/mcp/mining/presentation.ts';
-import { genericPresentation } from '../gateway/mcp/presentation.ts';
-import { requestOrigin } from '../gateway/mcp/request-origin.ts';
-import { runDetails } from '../gateway/temporal/run-summary.ts';
+import { genericPresentation } from '../gateway/mcp/answers.ts';
+import { requestOrigin } from '../gateway/mcp/tools.ts';
+import { runDetails } from '../gateway/temporal/runs.ts';
+import { miningTool } from '../workflows/mining/tool.ts';
 
 const noSession = { getClientVersion: () => undefined, getNegotiatedProtocolVersion: () => undefined };
 
@@ -71,7 +71,11 @@ describe('run summary and details', () => {
   };
 
   test('the mining summary names the tool, the key arguments and the caller', () => {
-    const summary = miningPresentation().summary(run.tool, run.arguments, run.principal);
+    const summary = miningTool({ taskQueue: '', waitBudgetMs: 0 }).presentation.summary(
+      run.tool,
+      run.arguments,
+      run.principal,
+    );
     assert.equal(summary, 'start_mining: 3 block(s) at difficulty 22, approval required for alice');
   });
 

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { callTool } from '../client/call-tool.ts';
 import { createRpc } from '../client/rpc.ts';
 import { StuckPollError } from '../client/stuck-guard.ts';
-import { approvalRequest } from '../workflows/approval.ts';
+import { approvalRequest } from '../workflows/mining/approval.ts';
 
 const chain = {
   difficulty: 8,

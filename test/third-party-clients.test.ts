@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { ChainResult } from '../workflows/contract.ts';
+import type { ChainResult } from '../workflows/mining/types.ts';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
 import type { TestGateway } from './support/gateway-server.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';

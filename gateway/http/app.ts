@@ -4,10 +4,9 @@
 // OAuth the RFC 9728 metadata.
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { TaskTiming } from '../mcp/answers.ts';
 import { Catalog, type CatalogTool } from '../mcp/catalog.ts';
-import { McpServers } from '../mcp/server.ts';
 import type { SubscriptionLimits } from '../mcp/push.ts';
+import { McpServers } from '../mcp/server.ts';
 import { renderMetrics } from '../shared/metrics.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
 import { loggerOptions } from './logging.ts';

@@ -32,7 +32,13 @@ import {
   unauthorized,
 } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpServers, withRequestLog } from '../mcp/server.ts';
-import { type Identity, isRefusal, type OAuthResourceServer, type Refusal, type ToolScopes } from './oauth.ts';
+import {
+  type Identity,
+  isRefusal,
+  type OAuthResourceServer,
+  type Refusal,
+  type ToolScopes,
+} from './oauth.ts';
 import { PollRateLimiter, pollRateLimit } from './poll-limit.ts';
 
 /** principal → token. Empty: authentication is off (loopback only). */
@@ -90,7 +96,12 @@ export function authInfoFor(principal: string): AuthInfo {
   return { token: '', clientId: principal, scopes: [] };
 }
 
-function sendJson(reply: FastifyReply, status: number, body: ErrorBody, headers: Record<string, string> = {}) {
+function sendJson(
+  reply: FastifyReply,
+  status: number,
+  body: ErrorBody,
+  headers: Record<string, string> = {},
+) {
   return reply.code(status).headers(headers).header('content-type', 'application/json').send(body);
 }
 
@@ -155,7 +166,10 @@ const HEADER_SAFE = /^[\x20-\x7e]{1,1000}$/;
  * Clients in wide use (the Python SDK on tasks/*) send the body right and omit a header; the body
  * says everything the header would. Pure.
  */
-export function missingStandardHeaders(headers: IncomingMessage['headers'], body: unknown): Record<string, string> {
+export function missingStandardHeaders(
+  headers: IncomingMessage['headers'],
+  body: unknown,
+): Record<string, string> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
   const { method, params } = body as { method?: unknown; params?: Record<string, unknown> };
   if (typeof method !== 'string' || !params || typeof params !== 'object') return {};
@@ -373,7 +387,10 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, o
   app.setErrorHandler(mcpRequestErrorHandler(bodyLimit));
   if (options.pollMinIntervalMs) {
     const limiter = new PollRateLimiter(options.pollMinIntervalMs);
-    app.addHook('preHandler', pollRateLimit(limiter, (request) => principalOf(request.raw), options.isPollTool));
+    app.addHook(
+      'preHandler',
+      pollRateLimit(limiter, (request) => principalOf(request.raw), options.isPollTool),
+    );
   }
   app.all('/mcp', { bodyLimit }, async (request, reply) => {
     Object.assign(request.raw.headers, missingStandardHeaders(request.raw.headers, request.body));

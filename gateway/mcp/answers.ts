@@ -7,8 +7,8 @@
 // completed → completed with the tool result; a tool-level failure → completed with isError;
 // cancelled → cancelled; any other failure → failed with a JSON-RPC error.
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/server';
-import { TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
+import { TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { ExecutionState, ExecutionView, RunningState } from '../temporal/runs.ts';
 import { INTERNAL_ERROR, type JsonRpcErrorObject } from './errors.ts';
 

@@ -166,10 +166,7 @@ export type ToolHooks = Partial<Presentation>;
  * A catalog entry as written, in a file or in code (the built-in catalog). `hooks` is a module path
  * in a file (relative to it), the hooks themselves in code.
  */
-export type CatalogEntry = Omit<
-  Partial<CatalogTool>,
-  'companions' | 'presentation' | 'validateArguments'
-> & {
+export type CatalogEntry = Omit<Partial<CatalogTool>, 'companions' | 'presentation' | 'validateArguments'> & {
   name: string;
   description: string;
   workflow: string;

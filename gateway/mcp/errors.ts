@@ -2,13 +2,13 @@
 // where the spec defines them), the messages and data, and the bodies of the answers the HTTP
 // layer writes by hand (refusals before the MCP server sees the request, push streams).
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { TASKS_EXTENSION } from '../shared/protocol.ts';
 import {
   IdempotencyConflictError,
   isRunNotFound,
   isTemporalUnavailable,
   RunningTaskLimitError,
 } from '../temporal/errors.ts';
-import { TASKS_EXTENSION } from '../shared/protocol.ts';
 
 export const PARSE_ERROR = ProtocolErrorCode.ParseError;
 export const INVALID_REQUEST = ProtocolErrorCode.InvalidRequest;
@@ -163,7 +163,12 @@ export function invalidRequest(reason: string): ErrorBody {
 }
 
 /** 429 body: a poll sooner than the limiter allows. */
-export function pollRateLimited(id: unknown, taskId: string, minIntervalMs: number, waitMs: number): ErrorBody {
+export function pollRateLimited(
+  id: unknown,
+  taskId: string,
+  minIntervalMs: number,
+  waitMs: number,
+): ErrorBody {
   return errorBody(
     id,
     LIMIT_EXCEEDED,

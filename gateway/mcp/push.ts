@@ -110,7 +110,11 @@ export class TaskSubscriptions {
     const close = (graceful: boolean) => {
       if (closed) return;
       if (graceful) {
-        send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META.subscriptionId]: id } } });
+        send({
+          jsonrpc: '2.0',
+          id,
+          result: { resultType: 'complete', _meta: { [META.subscriptionId]: id } },
+        });
       }
       closed = true;
       stop.abort();

@@ -176,7 +176,7 @@ function listedTool(tool: ToolDefinition) {
 // the extension always learns that first.
 const anyParams = z.looseObject({});
 const taskIdParams = z.object({ taskId: z.string() });
-const inputResponsesSchema = z.record(
+export const inputResponsesSchema = z.record(
   z.string(),
   z.object({
     action: z.enum(['accept', 'decline', 'cancel']),

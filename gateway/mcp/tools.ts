@@ -23,7 +23,12 @@ import {
   toolResult,
 } from './answers.ts';
 import { type CatalogTool, describeSchemaError, type JsonSchema, jsonSchemaOf } from './catalog.ts';
-import { cancelDescription, respondDescription, resultDescription, startDescription } from './descriptions.ts';
+import {
+  cancelDescription,
+  respondDescription,
+  resultDescription,
+  startDescription,
+} from './descriptions.ts';
 import { invalidParams } from './errors.ts';
 
 /** What a tool handler may answer: a CallToolResult, or a task handle (resultType "task"). */
@@ -102,7 +107,7 @@ const workflowId = (startTool: string) =>
     .max(200)
     .describe(`The workflow_id returned by ${startTool}, copied exactly. Never invent or alter it.`);
 
-const workflowIdArgs = (startTool: string) => z.object({ workflow_id: workflowId(startTool) });
+export const workflowIdArgs = (startTool: string) => z.object({ workflow_id: workflowId(startTool) });
 
 const respondArgs = (startTool: string) =>
   z.object({

@@ -9,8 +9,8 @@ import {
   Client,
   Connection,
   QueryRejectedError,
-  WorkflowExecutionAlreadyStartedError,
   type WorkflowClientInterceptor,
+  WorkflowExecutionAlreadyStartedError,
   type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';

@@ -7,7 +7,7 @@
 // - What it carries: the memo (tool, arguments, principal, client) and the Markdown the Web UI shows.
 // - What it is now: ExecutionState from a result or its error, and from describe's details.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { WorkflowFailedError, type WorkflowExecutionDescription } from '@temporalio/client';
+import { type WorkflowExecutionDescription, WorkflowFailedError } from '@temporalio/client';
 import {
   ApplicationFailure,
   CancelledFailure,

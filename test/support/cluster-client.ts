@@ -1,6 +1,8 @@
 // What a client sees of the cluster while something breaks: a start/poll client that retries what
 // fails (with the same idempotency key, so a retried start never makes a second job), and a
 // watcher that polls one task every quarter second and records every answer and every failure.
+import { setTimeout as delay } from 'node:timers/promises';
+import { retryUntil } from '../../common/poll.ts';
 import { structured } from './mcp-clients.ts';
 import { PLAIN_CLIENT, rpc } from './mcp-http.ts';
 
@@ -112,7 +114,7 @@ export function watchTask(url: URL, workflowId: string, timeoutMs: number, inter
       } else if (faultAt !== undefined) {
         errors.push(answer.error);
       }
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      await delay(intervalMs);
     }
     return {
       final: latest,
@@ -146,17 +148,18 @@ export async function callWithRetry(
   /** Called once an answer comes after failures, with the time since the first failure. */
   onRecovered?: (ms: number) => void,
 ): Promise<MiningView> {
-  const deadline = Date.now() + timeoutMs;
   let firstFailure: number | undefined;
-  for (;;) {
-    const answer = await plainCall(url, name, args);
-    if (answer.ok) {
-      if (firstFailure !== undefined) onRecovered?.(Date.now() - firstFailure);
-      return answer.view;
-    }
-    firstFailure ??= Date.now();
-    errors.push(answer.error);
-    if (Date.now() > deadline) throw new Error(`${name} kept failing: ${answer.error}`);
-    await new Promise((resolve) => setTimeout(resolve, backoffMs));
-  }
+  return retryUntil(
+    async () => {
+      const answer = await plainCall(url, name, args);
+      if (answer.ok) {
+        if (firstFailure !== undefined) onRecovered?.(Date.now() - firstFailure);
+        return answer.view;
+      }
+      firstFailure ??= Date.now();
+      errors.push(answer.error);
+      throw new Error(`${name} kept failing: ${answer.error}`);
+    },
+    { timeoutMs, intervalMs: backoffMs },
+  );
 }

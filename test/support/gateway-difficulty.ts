@@ -1,7 +1,8 @@
 // Picks difficulties from the miner's measured speed, so slow and fast jobs take the intended
 // time on any machine. A block at difficulty d takes about 2^d hashes.
-import type { ChainResult } from '../../workflows/contract.ts';
-import { LIMITS } from '../../workflows/limits.ts';
+
+import { LIMITS } from '../../workflows/mining/bounds.ts';
+import type { ChainResult } from '../../workflows/mining/types.ts';
 import { structured } from './mcp-clients.ts';
 import { rpcResult } from './mcp-http.ts';
 import { eventually } from './temporal.ts';

@@ -1,9 +1,9 @@
 // Sample execution views for the gateway's pure mapping tests.
 
 import { catalogTool } from '../../gateway/mcp/catalog.ts';
-import { miningTool } from '../../gateway/mcp/mining/tool.ts';
-import type { ExecutionState, ExecutionView } from '../../gateway/temporal/execution.ts';
-import type { ChainResult, InputRequest } from '../../workflows/contract.ts';
+import type { ExecutionState, ExecutionView } from '../../gateway/temporal/runs.ts';
+import { miningTool } from '../../workflows/mining/tool.ts';
+import type { ChainResult, InputRequest } from '../../workflows/mining/types.ts';
 
 export const CREATED = new Date('2026-11-30T10:00:00.000Z');
 export const UPDATED = new Date('2026-11-30T10:00:05.250Z');

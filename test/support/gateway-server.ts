@@ -2,10 +2,9 @@
 // free loopback port. Settings default to values that keep tests fast.
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { type GatewayConfig, gatewayConfig } from '../../gateway/config.ts';
+import { backendOptions, type GatewayConfig, gatewayConfig } from '../../gateway/config.ts';
 import { buildApp } from '../../gateway/http/app.ts';
-import { backendOptions, TemporalBackend } from '../../gateway/temporal/backend.ts';
-import { createTemporalClient } from '../../gateway/temporal/client.ts';
+import { createTemporalClient, TemporalBackend } from '../../gateway/temporal/backend.ts';
 
 export interface GatewayOptions {
   temporalAddress: string;
@@ -37,7 +36,7 @@ export interface TestGateway {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<TestGateway> {
-  const config = gatewayConfig({
+  const config = await gatewayConfig({
     TEMPORAL_ADDRESS: options.temporalAddress,
     TEMPORAL_TASK_QUEUE: options.taskQueue,
     MCP_HOST: '127.0.0.1',

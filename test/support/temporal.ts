@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { pollUntil } from '../../common/poll.ts';
 import { DevServer } from '../../launcher/dev-server.ts';
 
 export interface TestTemporal {
@@ -30,22 +31,16 @@ export async function startTestTemporal(): Promise<TestTemporal> {
 }
 
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
+export function eventually<T>(
   probe: () => Promise<T | undefined>,
   timeoutMs: number,
   what: string,
   intervalMs = 100,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${lastError}` : ''}`);
+  return pollUntil(probe, {
+    timeoutMs,
+    intervalMs,
+    timeoutError: (lastError) =>
+      new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${lastError}` : ''}`),
+  });
 }

@@ -1,17 +1,17 @@
 // mineChain: mines `blocks` blocks one after another, each linked to the previous block's hash;
 // with requireApproval, then waits for a person's answer before publishing the chain.
 import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
-import { GENESIS_HASH } from '../../activities/pow/genesis.ts';
 import type * as activities from '../../activities/index.ts';
+import { GENESIS_HASH } from '../../activities/pow/genesis.ts';
+import { McpTool, toolError } from '../mcp-tool.ts';
 import {
   APPROVAL_KEY_PREFIX,
   approvalRequest,
   DEFAULT_APPROVAL_TIMEOUT_MS,
   readApproval,
 } from './approval.ts';
-import type { ChainResult, MineChainInput, MinedBlock, MiningProgress, Publication } from './types.ts';
 import { validateMineChainInput } from './bounds.ts';
-import { McpTool, toolError } from '../mcp-tool.ts';
+import type { ChainResult, MineChainInput, MinedBlock, MiningProgress, Publication } from './types.ts';
 
 const { mineBlock } = proxyActivities<typeof activities>({
   // Heartbeats come about once a second: after 10 s of silence the worker is presumed dead and

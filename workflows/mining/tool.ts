@@ -5,8 +5,14 @@
 // worker does not bundle it.
 import * as z from 'zod/v4';
 import { integerSetting } from '../../common/settings.ts';
-import type { CatalogEntry, ToolHooks } from '../../gateway/mcp/catalog.ts';
-import { jsonSchemaOf } from '../../gateway/mcp/catalog.ts';
+import {
+  type CatalogDefaults,
+  type CatalogEntry,
+  type CatalogTool,
+  catalogTool,
+  jsonSchemaOf,
+  type ToolHooks,
+} from '../../gateway/mcp/catalog.ts';
 import { INPUT_SIGNAL, PROGRESS_QUERY } from '../mcp-contract.ts';
 import { LIMITS } from './bounds.ts';
 import { miningPresentation } from './presentation.ts';
@@ -191,4 +197,9 @@ export function miningEntry(env: NodeJS.ProcessEnv = {}): CatalogEntry & { hooks
     idPrefix: MINING_ID_PREFIX,
     hooks: miningHooks(approvalPolicyFromEnv(env)),
   };
+}
+
+/** start_mining as the gateway serves it, under `approval` (for tests and the benchmark). */
+export function miningTool(defaults: CatalogDefaults, approval?: ApprovalPolicy): CatalogTool {
+  return catalogTool({ ...miningEntry(), hooks: miningHooks(approval) }, defaults);
 }
