@@ -305,7 +305,7 @@ describe('npm start', () => {
     const tree = descendants(run.pid);
     const commands = tree.map((info) => info.cmd);
     for (const expected of [
-      /scripts\/start\.ts/,
+      /launcher\/start\.ts/,
       /temporal server start-dev/,
       /worker\/main\.ts/,
       /gateway\/main\.ts/,
