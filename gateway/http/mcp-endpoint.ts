@@ -11,26 +11,14 @@
 //   5. the answer written: JSON in one piece with its Content-Length, an event stream piped as it
 //      comes. When the client goes away first, the request's signal aborts, so a tool call waiting
 //      for its run stops waiting.
-// Refusals here are JSON-RPC errors built by mcp/errors.ts.
+// Refusals here (and of bodies Fastify cannot read, refused-bodies.ts) are JSON-RPC errors built by
+// mcp/errors.ts.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import type {
-  FastifyError,
-  FastifyPluginAsync,
-  FastifyReply,
-  FastifyRequest,
-  FastifyServerOptions,
-} from 'fastify';
-import {
-  bodyTooLarge,
-  type ErrorBody,
-  internalError,
-  invalidRequest,
-  parseError,
-  unauthorized,
-} from '../mcp/errors.ts';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { type ErrorBody, internalError, unauthorized } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpServers, withRequestLog } from '../mcp/server.ts';
 import {
   type Identity,
@@ -40,6 +28,7 @@ import {
   type ToolScopes,
 } from './oauth.ts';
 import { PollRateLimiter, pollRateLimit } from './poll-limit.ts';
+import { refusedBodyHandler } from './refused-bodies.ts';
 
 /** principal → token. Empty: authentication is off (loopback only). */
 export type AuthTokens = ReadonlyMap<string, string>;
@@ -316,62 +305,6 @@ export async function writeResponse(
   res.end();
 }
 
-/** Most of a refused body read (and dropped) before the 413 goes out, and for how long. */
-export const DRAIN_LIMIT = { bytes: 64 * 1024 * 1024, ms: 10_000 };
-
-/**
- * Reads and drops the rest of a request body, up to a bound. A client still writing its body when
- * the server answers and closes gets EPIPE instead of the answer; letting it finish first delivers
- * the 413. Past the bound (a body too large to wait for) the answer goes out anyway.
- */
-export function drainRequest(raw: IncomingMessage, limit = DRAIN_LIMIT): Promise<void> {
-  if (raw.complete || raw.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    let read = 0;
-    const finish = () => {
-      clearTimeout(timer);
-      raw.off('data', onData);
-      raw.off('end', finish);
-      raw.off('error', finish);
-      raw.off('close', finish);
-      resolve();
-    };
-    const onData = (chunk: Buffer) => {
-      read += chunk.length;
-      if (read > limit.bytes) finish();
-    };
-    const timer = setTimeout(finish, limit.ms);
-    raw.on('data', onData);
-    raw.once('end', finish);
-    raw.once('error', finish);
-    raw.once('close', finish);
-    raw.resume();
-  });
-}
-
-/**
- * Error handler of the /mcp route: what Fastify refuses before the MCP layer sees the request
- * (a body over the limit, a body that is not JSON, an unsupported content type) as JSON-RPC errors.
- */
-export function mcpRequestErrorHandler(bodyLimitBytes: number) {
-  return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    switch (error.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        await drainRequest(request.raw);
-        reply.header('connection', 'close');
-        return sendJson(reply, 413, bodyTooLarge(bodyLimitBytes));
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendJson(reply, 400, parseError(error.message));
-      default: {
-        const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
-        if (status >= 500) throw error;
-        return sendJson(reply, status, invalidRequest(error.message));
-      }
-    }
-  };
-}
-
 // ---- the route ---------------------------------------------------------------------------------------
 
 export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, options) => {
@@ -384,7 +317,7 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, o
     app.addHook('preHandler', options.toolScopes.hook(options.oauth, authenticatedIdentity, sendRefusal));
   }
   const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
-  app.setErrorHandler(mcpRequestErrorHandler(bodyLimit));
+  app.setErrorHandler(refusedBodyHandler(bodyLimit));
   if (options.pollMinIntervalMs) {
     const limiter = new PollRateLimiter(options.pollMinIntervalMs);
     app.addHook(
