@@ -77,6 +77,37 @@ describe('a good catalog', () => {
   });
 });
 
+describe('hooks a catalog entry names', () => {
+  test('a hooks module (a function of the environment) overrides parts of the presentation', async () => {
+    file(
+      'report-hooks.mjs',
+      'export const hooks = (env) => ({ noun: "report", summary: (tool, args, who) => ' +
+        '`${tool} ${args.year} for ${who} in ${env.REPORT_REGION}` });\n',
+    );
+    const [tool] = await loadCatalogFile(json([entry({ hooks: './report-hooks.mjs' })]), defaults, {
+      REPORT_REGION: 'eu',
+    });
+    assert.ok(tool);
+    assert.equal(tool.presentation.noun, 'report');
+    assert.equal(
+      tool.presentation.summary(tool.name, { year: 2026 }, 'bob'),
+      'start_report 2026 for bob in eu',
+    );
+    // What the hooks leave alone stays generic.
+    assert.equal(tool.presentation.working({ status: 'running' }), 'Still running.');
+  });
+
+  test('a hooks module that is missing or exports no hooks stops the start, naming the entry', async () => {
+    file('no-hooks.mjs', 'export const other = 1;\n');
+    for (const [hooks, reason] of [
+      ['./absent.mjs', /tools\[0\] \(start_report\): hooks: cannot load .*absent\.mjs/],
+      ['./no-hooks.mjs', /tools\[0\] \(start_report\): hooks: .*no-hooks\.mjs exports no `hooks`/],
+    ] as const) {
+      await assert.rejects(loadCatalogFile(json([entry({ hooks })]), defaults), reason);
+    }
+  });
+});
+
 describe('a bad catalog names the file, the entry and the field', () => {
   const cases: [string, () => string, RegExp][] = [
     ['a missing file', () => join(dir, 'nope.yaml'), /nope\.yaml\): cannot read it/],
