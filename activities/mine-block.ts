@@ -4,7 +4,7 @@
 // heartbeat response) is noticed within about a second. MINER_THREADS=0 searches on this thread.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { MineBlockHeartbeat, MinedBlock } from '../workflows/contract.ts';
+import type { MineBlockHeartbeat, MinedBlock } from '../workflows/mining/types.ts';
 import {
   type BlockSpec,
   blockHeader,

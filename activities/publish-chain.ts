@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
-import type { ChainResult } from '../workflows/contract.ts';
+import type { ChainResult } from '../workflows/mining/types.ts';
 
 export function ledgerDir(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.MCP_DATA_DIR || '.data', 'ledger');
