@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../launcher/free-port.ts';
 import { startGatewayProcess } from '../test/support/gateway-process.ts';
@@ -39,7 +40,6 @@ export interface LoadResult {
 }
 
 const log = (line: string) => process.stderr.write(`load: ${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const temporal = await startTestTemporal();
@@ -119,7 +119,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       const open = new Map(ids.map((id) => [id, Date.now()]));
       const deadline = Date.now() + options.deadlineMs;
       while (open.size > 0 && Date.now() < deadline) {
-        await sleep(options.pollIntervalMs);
+        await delay(options.pollIntervalMs);
         for (const id of [...open.keys()]) {
           counts.polls++;
           const answer = tasks

@@ -7,9 +7,9 @@
 // The authorization server is the test one (oidc-provider).
 
 import { freePort } from '../launcher/free-port.ts';
+import type { TestProcess } from '../test/support/child-process.ts';
 import { rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
 import { signingKey, startAuthorizationServer } from '../test/support/oauth-server.ts';
-import type { BenchChild } from './child-process.ts';
 import { PARKED_ARGS } from './overhead.ts';
 import { startGatewayProcess } from './stack.ts';
 import { type Distribution, distribution, timed } from './stats.ts';
@@ -60,7 +60,7 @@ export async function measureOAuthSideBySide(options: {
     scope: 'mcp:tools',
     ttlSeconds: 3600,
   });
-  let gateway: BenchChild | undefined;
+  let gateway: TestProcess | undefined;
   try {
     const started = await startGatewayProcess({
       temporalAddress: options.temporalAddress,

@@ -4,6 +4,7 @@
 // rotating order: the completion notice (arrival − the run's close time) and the Temporal calls
 // the gateway made per completed task. Then 200 open subscriptions on parked tasks: the gateway's
 // RSS, and every stream and long poll gone once they close.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { rpcResult } from '../test/support/mcp-http.ts';
 import { delta, type Samples, scrape } from '../test/support/metrics-scrape.ts';
@@ -80,7 +81,7 @@ async function followByPoll(url: URL, taskId: string): Promise<number> {
     const task = await rpcResult(url, 'tasks/get', { taskId });
     if (task.status === 'completed') return Date.now();
     if (task.status !== 'working') throw new Error(`task ${taskId} ${String(task.status)}`);
-    await new Promise((resolve) => setTimeout(resolve, Number(task.pollIntervalMs)));
+    await delay(Number(task.pollIntervalMs));
   }
 }
 

@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { compiledGateway, GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
 import { startTestTemporal } from '../test/support/temporal.ts';
-import type { BenchChild } from './child-process.ts';
 import { measureCompletionNotice } from './completion-notice.ts';
 import { renderLoad, runLoad } from './load.ts';
 import { describeMachine } from './machine.ts';
@@ -159,14 +158,14 @@ try {
   results.push = await measurePush({
     url: pushGateway.url,
     parkedUrl: taskGateway.url,
-    parkedGatewayPid: taskGateway.pid,
+    parkedGatewayPid: taskGateway.child.pid as number,
     client: temporal.client,
     rounds: settings.pushRounds,
     subscriptions: settings.pushSubscriptions,
     pollIntervalMs: 2_000,
   });
   await pushGateway.stop();
-  await (taskGateway as BenchChild).stop();
+  await taskGateway.stop();
 
   const variants = [
     {
@@ -192,7 +191,7 @@ try {
       await measureScale({
         variant,
         url: gateway.url,
-        gatewayPid: gateway.pid,
+        gatewayPid: gateway.child.pid as number,
         tasks: settings.scaleTasks,
         inFlight: settings.scaleInFlight,
         cancel: i === 0,

@@ -1,22 +1,22 @@
 // The processes a bench run measures: a Temporal dev server, workers, and the gateway as its own
 // process (run.ts starts it compiled and with its Node.js flags, as the container runs it), all on
 // loopback.
-import { fileURLToPath } from 'node:url';
 import { freePort } from '../launcher/free-port.ts';
+import { startTestProcess, type TestProcess } from '../test/support/child-process.ts';
 import { startWorker, type WorkerProcess } from '../test/support/worker-process.ts';
-import { type BenchChild, startChild } from './child-process.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** How bench children run: output to a file (see TestProcessOptions.output), 90 s to get ready. */
+export const BENCH_CHILD = { output: 'file', readyTimeoutMs: 90_000 } as const;
 
 /** A workflows-only worker: runs it starts stay Running and idle (see parked-worker.ts). */
-export function startParkedWorker(temporalAddress: string, taskQueue: string): Promise<BenchChild> {
-  return startChild({
+export function startParkedWorker(temporalAddress: string, taskQueue: string): Promise<TestProcess> {
+  return startTestProcess({
     name: 'parked worker',
     command: process.execPath,
     args: ['--import', 'tsx', 'bench/parked-worker.ts'],
-    cwd: ROOT,
     env: { TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue },
     readyText: 'parked worker: polling',
+    ...BENCH_CHILD,
   });
 }
 
@@ -24,15 +24,15 @@ export function startParkedWorker(temporalAddress: string, taskQueue: string): P
 export async function startBareProxy(
   temporalAddress: string,
   taskQueue: string,
-): Promise<BenchChild & { url: URL }> {
+): Promise<TestProcess & { url: URL }> {
   const port = await freePort();
-  const child = await startChild({
+  const child = await startTestProcess({
     name: 'bare proxy',
     command: process.execPath,
     args: ['--import', 'tsx', 'bench/bare-proxy.ts'],
-    cwd: ROOT,
     env: { TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, PORT: String(port) },
     readyText: 'bare proxy: listening',
+    ...BENCH_CHILD,
   });
   return { ...child, url: new URL(`http://127.0.0.1:${port}/`) };
 }
@@ -52,7 +52,7 @@ export async function startMiningWorker(
   return worker;
 }
 
-export interface GatewayProcess extends BenchChild {
+export interface GatewayProcess extends TestProcess {
   url: URL;
 }
 
@@ -73,11 +73,10 @@ export const BENCH_GATEWAY_ENV = { MCP_MAX_RUNNING_TASKS: '0' };
 
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
   const port = options.port ?? (await freePort());
-  const child = await startChild({
+  const child = await startTestProcess({
     name: 'gateway',
     command: process.execPath,
     args: options.nodeArgs,
-    cwd: ROOT,
     env: {
       TEMPORAL_ADDRESS: options.temporalAddress,
       TEMPORAL_TASK_QUEUE: options.taskQueue,
@@ -88,6 +87,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       ...options.env,
     },
     readyText: 'gateway: MCP on',
+    ...BENCH_CHILD,
   });
   return { ...child, url: new URL(`http://127.0.0.1:${port}/mcp`) };
 }

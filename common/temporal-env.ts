@@ -22,18 +22,3 @@ export function temporalEnv(env: NodeJS.ProcessEnv = process.env): TemporalEnv {
     connectionOptions: { ...loaded.connectionOptions, address },
   };
 }
-
-/** Calls `connect` until it succeeds or `timeoutMs` has passed, backing off up to 2 s. */
-export async function retryUntil<T>(connect: () => Promise<T>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let delay = 100;
-  for (;;) {
-    try {
-      return await connect();
-    } catch (err) {
-      if (Date.now() + delay > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, 2_000);
-    }
-  }
-}

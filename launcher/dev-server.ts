@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Connection } from '@temporalio/client';
-import { retryUntil } from '../common/temporal-env.ts';
+import { retryUntil } from '../common/poll.ts';
 import { freePort } from './free-port.ts';
 import { requireTemporalCli } from './temporal-cli.ts';
 
@@ -97,17 +97,20 @@ export class DevServer {
   /** Waits until the namespace answers and the search attributes are registered. */
   private async waitReady(timeoutMs: number): Promise<void> {
     const namespace = this.options.namespace ?? 'default';
-    await retryUntil(async () => {
-      const connection = await Connection.connect({ address: this.address, connectTimeout: 1_000 });
-      try {
-        const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-        for (const name of Object.keys(SEARCH_ATTRIBUTES)) {
-          if (!customAttributes?.[name]) throw new Error(`search attribute ${name} not registered yet`);
+    await retryUntil(
+      async () => {
+        const connection = await Connection.connect({ address: this.address, connectTimeout: 1_000 });
+        try {
+          const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+          for (const name of Object.keys(SEARCH_ATTRIBUTES)) {
+            if (!customAttributes?.[name]) throw new Error(`search attribute ${name} not registered yet`);
+          }
+        } finally {
+          await connection.close();
         }
-      } finally {
-        await connection.close();
-      }
-    }, timeoutMs);
+      },
+      { timeoutMs, maxIntervalMs: 2_000 },
+    );
   }
 
   /** Stops the server (SIGTERM, then SIGKILL after `graceMs`) and waits for it to exit. */

@@ -2,7 +2,8 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import * as activities from '../activities/index.ts';
 import { closeSharedNoncePool } from '../activities/pow/nonce-pool.ts';
-import { retryUntil, temporalEnv } from '../common/temporal-env.ts';
+import { retryUntil } from '../common/poll.ts';
+import { temporalEnv } from '../common/temporal-env.ts';
 import { workerSettings, workflowSource } from './options.ts';
 
 async function main(): Promise<void> {
@@ -10,10 +11,11 @@ async function main(): Promise<void> {
   const settings = workerSettings();
   let connection: NativeConnection;
   try {
-    connection = await retryUntil(
-      () => NativeConnection.connect(temporal.connectionOptions),
-      settings.connectTimeoutMs,
-    );
+    // Backing off from 100 ms to 2 s between attempts.
+    connection = await retryUntil(() => NativeConnection.connect(temporal.connectionOptions), {
+      timeoutMs: settings.connectTimeoutMs,
+      maxIntervalMs: 2_000,
+    });
   } catch (err) {
     console.error(
       `worker: cannot reach Temporal at ${temporal.address} after ${settings.connectTimeoutMs} ms: ${(err as Error).message}`,

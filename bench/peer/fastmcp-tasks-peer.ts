@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../launcher/free-port.ts';
-import { type BenchChild, startChild } from '../child-process.ts';
+import { startTestProcess, type TestProcess } from '../../test/support/child-process.ts';
+import { BENCH_CHILD } from '../stack.ts';
 import { ensureRedisInstalled, type RedisServer, startRedis } from './redis-server.ts';
 
 /** The package spec installed; override with BENCH_PEER_PACKAGE (e.g. "fastmcp-tasks" for the newest). */
@@ -65,16 +66,17 @@ export async function startPeer(): Promise<PeerStart> {
     return { ok: false, reason: installed.reason };
   }
   let redis: RedisServer | undefined;
-  let server: BenchChild | undefined;
+  let server: TestProcess | undefined;
   let port = 0;
   try {
     redis = await startRedis();
     port = await freePort();
-    server = await startChild({
+    server = await startTestProcess({
       name: 'fastmcp-tasks peer',
       command: installed.python,
       args: [SERVER_SCRIPT, String(port), redis.url],
       readyText: 'Uvicorn running on',
+      ...BENCH_CHILD,
     });
   } catch (err) {
     await server?.stop();

@@ -2,7 +2,8 @@
 // free loopback port with no persistence, stopped with the run.
 import { spawnSync } from 'node:child_process';
 import { freePort } from '../../launcher/free-port.ts';
-import { type BenchChild, startChild } from '../child-process.ts';
+import { startTestProcess, type TestProcess } from '../../test/support/child-process.ts';
+import { BENCH_CHILD } from '../stack.ts';
 
 function onPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
@@ -25,17 +26,18 @@ export function ensureRedisInstalled(): string | undefined {
   return onPath('redis-server') ? undefined : 'redis-server is not on PATH after installing it';
 }
 
-export interface RedisServer extends BenchChild {
+export interface RedisServer extends TestProcess {
   url: string;
 }
 
 export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
-  const child = await startChild({
+  const child = await startTestProcess({
     name: 'redis-server',
     command: 'redis-server',
     args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
     readyText: 'Ready to accept connections',
+    ...BENCH_CHILD,
   });
   return { ...child, url: `redis://127.0.0.1:${port}/0` };
 }

@@ -4,6 +4,7 @@
 // again, which is what the fault tests do to it.
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pollUntil } from '../../common/poll.ts';
 import { processLabel } from '../line-prefixer.ts';
 import { type ExitInfo, ManagedProcess } from '../managed-process.ts';
 
@@ -90,26 +91,29 @@ export class ClusterProcess {
       this.logFile,
       `--- ${new Date().toISOString()} started ${this.spec.command} (pid ${child.pid})\n`,
     );
-    const deadline = Date.now() + (this.spec.readyTimeoutMs ?? 60_000);
-    let lastError = '';
-    while (Date.now() < deadline) {
-      if (!child.running) {
-        const how = await child.exited;
-        throw new Error(
+    const readyTimeoutMs = this.spec.readyTimeoutMs ?? 60_000;
+    const exited = new AbortController();
+    child.exited.then((how) =>
+      exited.abort(
+        new Error(
           `${this.name} exited (${describe(how)}) before it was ready:\n${this.recent.slice(-3_000)}`,
-        );
-      }
-      try {
-        if (await this.spec.ready(() => this.recent)) return;
-      } catch (err) {
-        lastError = (err as Error).message;
-      }
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-    await child.stop(1_000);
-    throw new Error(
-      `${this.name} was not ready within ${this.spec.readyTimeoutMs ?? 60_000} ms${lastError ? ` (${lastError})` : ''}:\n${this.recent.slice(-3_000)}`,
+        ),
+      ),
     );
+    try {
+      await pollUntil(async () => ((await this.spec.ready(() => this.recent)) ? true : undefined), {
+        timeoutMs: readyTimeoutMs,
+        intervalMs: POLL_MS,
+        signal: exited.signal,
+        timeoutError: (last) =>
+          new Error(
+            `${this.name} was not ready within ${readyTimeoutMs} ms${last ? ` (${(last as Error).message})` : ''}:\n${this.recent.slice(-3_000)}`,
+          ),
+      });
+    } catch (err) {
+      if (!exited.signal.aborted) await child.stop(1_000);
+      throw err;
+    }
   }
 
   /** Sends `signal` to the process group and waits for the process to exit (a crash: no grace). */

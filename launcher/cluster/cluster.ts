@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { retryUntil } from '../../common/poll.ts';
 import { DEFAULT_TASK_QUEUE } from '../../common/temporal-env.ts';
 import { GATEWAY_NODE_FLAGS } from '../../gateway/runtime-flags.ts';
 import { SEARCH_ATTRIBUTES } from '../dev-server.ts';
@@ -181,19 +182,6 @@ async function httpOk(url: string): Promise<boolean> {
   return response.ok;
 }
 
-/** Retries `fn` every `intervalMs` until it resolves or `timeoutMs` is over. */
-async function retry<T>(fn: () => Promise<T>, timeoutMs: number, intervalMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, intervalMs));
-    }
-  }
-}
-
 async function temporalCli(cli: string, address: string, args: string[]): Promise<string> {
   const { stdout } = await run(cli, [...args, '--address', address], { timeout: 15_000 });
   return stdout;
@@ -201,7 +189,7 @@ async function temporalCli(cli: string, address: string, args: string[]): Promis
 
 /** The namespace with a day's retention, and the search attributes the gateway writes. */
 async function prepareNamespace(cli: string, address: string, say: (line: string) => void): Promise<void> {
-  await retry(
+  await retryUntil(
     async () => {
       try {
         await temporalCli(cli, address, ['operator', 'namespace', 'describe', '--namespace', NAMESPACE]);
@@ -218,11 +206,10 @@ async function prepareNamespace(cli: string, address: string, say: (line: string
         ]);
       }
     },
-    90_000,
-    1_000,
+    { timeoutMs: 90_000, intervalMs: 1_000 },
   );
   const listed = JSON.parse(
-    await retry(
+    await retryUntil(
       () =>
         temporalCli(cli, address, [
           'operator',
@@ -233,13 +220,13 @@ async function prepareNamespace(cli: string, address: string, say: (line: string
           '-o',
           'json',
         ]),
-      30_000,
+      { timeoutMs: 30_000, intervalMs: 500 },
     ),
   ) as { customAttributes?: Record<string, unknown> };
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) {
     if (listed.customAttributes?.[name]) continue;
     say(`registering search attribute ${name} (${type})`);
-    await retry(
+    await retryUntil(
       () =>
         temporalCli(cli, address, [
           'operator',
@@ -252,7 +239,7 @@ async function prepareNamespace(cli: string, address: string, say: (line: string
           '--type',
           type,
         ]),
-      30_000,
+      { timeoutMs: 30_000, intervalMs: 500 },
     );
   }
 }
