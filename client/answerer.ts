@@ -1,4 +1,4 @@
 // Who answers a task's input requests: a person at a terminal, or a script.
-import type { InputRequest, InputResponse } from '../workflows/contract.ts';
+import type { InputRequest, InputResponse } from '../workflows/mcp-contract.ts';
 
 export type Answerer = (key: string, request: InputRequest) => Promise<InputResponse>;

@@ -1,5 +1,6 @@
 // Calls a tool and follows whatever comes back to the end: an inline result, a task
 // (Tasks extension) or a start/poll handle.
+import { type Companions, defaultCompanions } from './companions.ts';
 import { type DriveOptions, driveTask } from './drive.ts';
 import { handleOf, pollPort, viewOfHandle } from './poll-port.ts';
 import { pushedPort } from './push-port.ts';
@@ -18,7 +19,11 @@ export async function callTool(
   rpc: Rpc,
   name: string,
   args: Record<string, unknown>,
-  options: DriveOptions & { onTask?: (port: TaskPort) => void },
+  options: DriveOptions & {
+    onTask?: (port: TaskPort) => void;
+    /** The tool's start/poll companions, for a handle; the gateway's naming rule by default. */
+    companions?: Companions;
+  },
 ): Promise<CallOutcome> {
   // Asks for progress: the bar moves from the first second of the call's bounded wait.
   const first = await rpc(
@@ -29,7 +34,8 @@ export async function callTool(
         options.onView?.({ status: 'working', message, fraction: { progress, total } }),
     },
   );
-  const port = await followWithPush(rpc, portOf(rpc, first));
+  const companions = options.companions ?? defaultCompanions(name);
+  const port = await followWithPush(rpc, portOf(rpc, first, companions));
   if (!port) return { result: first };
   options.onTask?.(port);
   if (first.resultType !== 'task') {
@@ -47,10 +53,14 @@ export async function followWithPush(rpc: Rpc, port: TaskPort | undefined): Prom
 }
 
 /** The port to keep following a tool call's answer, or undefined when it is final. */
-export function portOf(rpc: Rpc, result: Record<string, unknown>): TaskPort | undefined {
+export function portOf(
+  rpc: Rpc,
+  result: Record<string, unknown>,
+  companions: Companions,
+): TaskPort | undefined {
   if (result.resultType === 'task' && typeof result.taskId === 'string') return tasksPort(rpc, result.taskId);
   const handle = handleOf(result);
   const pending = handle?.status === 'running' || handle?.status === 'input_required';
-  if (pending && typeof handle.workflow_id === 'string') return pollPort(rpc, handle.workflow_id);
+  if (pending && typeof handle.workflow_id === 'string') return pollPort(rpc, handle.workflow_id, companions);
   return undefined;
 }

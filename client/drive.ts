@@ -1,6 +1,7 @@
 // Drives a task to its end: polls at the server's pace, answers input requests once each, reports
 // progress, and gives up (cancelling the task) when input_required polls stop bringing new keys.
-import type { InputResponse } from '../workflows/contract.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { InputResponse } from '../workflows/mcp-contract.ts';
 import type { Answerer } from './answerer.ts';
 import { StuckPollError, StuckPollGuard } from './stuck-guard.ts';
 import type { TaskPort, TaskView } from './task-view.ts';
@@ -24,8 +25,6 @@ export interface DriveOptions {
   defaultPollMs?: number;
   wait?: (ms: number) => Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function driveTask(port: TaskPort, options: DriveOptions): Promise<Record<string, unknown>> {
   const guard = new StuckPollGuard(options.stuckLimit ?? 60);

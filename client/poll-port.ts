@@ -1,6 +1,7 @@
-// A start/poll handle, for servers or clients without the Tasks extension:
-// get_mining_result, respond_to_mining, cancel_mining on a workflow_id.
-import type { InputRequest, InputResponse } from '../workflows/contract.ts';
+// A start/poll handle, for servers or clients without the Tasks extension: the start tool's own
+// companions (result poll, respond, cancel) on a workflow_id.
+import type { InputRequest, InputResponse } from '../workflows/mcp-contract.ts';
+import type { Companions } from './companions.ts';
 import type { Rpc } from './rpc.ts';
 import type { TaskPort, TaskView } from './task-view.ts';
 
@@ -18,13 +19,30 @@ export function handleOf(result: Record<string, unknown>): Record<string, unknow
   }
 }
 
+const numberOr = (value: unknown) => (typeof value === 'number' ? value : undefined);
+
 export function viewOfHandle(handle: Record<string, unknown>, toolResult: Record<string, unknown>): TaskView {
   const status = handle.status === 'running' ? 'working' : (handle.status as TaskView['status']);
   const error = handle.error as { message?: string } | string | undefined;
+  // Progress comes as the workflow contract's {progress, total, message} (any catalog tool) or as
+  // mining's own blocks_done / blocks_total / hashes_tried.
+  const progress = (handle.progress ?? {}) as Record<string, unknown>;
+  const done = numberOr(progress.progress);
+  const blocksDone = numberOr(progress.blocks_done);
+  const message = typeof progress.message === 'string' ? progress.message : undefined;
   return {
     status,
-    message: (handle.next as string | undefined) ?? (handle.reason as string | undefined),
-    progress: handle.progress as TaskView['progress'],
+    message: message ?? (handle.next as string | undefined) ?? (handle.reason as string | undefined),
+    ...(blocksDone !== undefined
+      ? {
+          progress: {
+            blocksDone,
+            blocksTotal: numberOr(progress.blocks_total),
+            hashesTried: numberOr(progress.hashes_tried),
+          },
+        }
+      : {}),
+    ...(done !== undefined ? { fraction: { progress: done, total: numberOr(progress.total) } } : {}),
     inputRequests: handle.input_requests as Record<string, InputRequest> | undefined,
     result: status === 'completed' ? toolResult : undefined,
     error: typeof error === 'string' ? error : (error?.message ?? (handle.reason as string | undefined)),
@@ -32,24 +50,28 @@ export function viewOfHandle(handle: Record<string, unknown>, toolResult: Record
   };
 }
 
-export function pollPort(rpc: Rpc, workflowId: string): TaskPort {
+export function pollPort(rpc: Rpc, workflowId: string, companions: Companions): TaskPort {
   const call = (name: string, args: Record<string, unknown>) =>
     rpc('tools/call', { name, arguments: { workflow_id: workflowId, ...args } });
   return {
     taskId: workflowId,
     async get() {
-      const result = await call('get_mining_result', {});
+      const result = await call(companions.result, {});
       const handle = handleOf(result);
-      if (!handle) throw new Error(`get_mining_result returned no status for ${workflowId}`);
+      if (!handle) throw new Error(`${companions.result} returned no status for ${workflowId}`);
       return viewOfHandle(handle, result);
     },
     async answer(responses: Record<string, InputResponse>) {
+      const respond = companions.respond;
+      if (!respond)
+        throw new Error(`${workflowId} asks for input, but the server lists no respond companion`);
       for (const [key, response] of Object.entries(responses)) {
-        await call('respond_to_mining', { key, action: response.action, content: response.content });
+        await call(respond, { key, action: response.action, content: response.content });
       }
     },
     async cancel() {
-      await call('cancel_mining', {});
+      if (!companions.cancel) throw new Error(`the server lists no cancel companion for ${workflowId}`);
+      await call(companions.cancel, {});
     },
   };
 }

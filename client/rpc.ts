@@ -1,8 +1,9 @@
 // A minimal MCP 2026-07-28 requester over Streamable HTTP: one POST per request, framed with the
 // per-request `_meta` envelope and the Mcp-Method / Mcp-Name headers. Answers JSON or SSE.
+import { TASKS_EXTENSION } from '../gateway/shared/protocol.ts';
+import { readSseFrames } from './sse.ts';
 
 export const PROTOCOL_VERSION = '2026-07-28';
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 export interface RpcOptions {
   url: string;
@@ -52,6 +53,13 @@ export interface Rpc {
   listen?(taskIds: string[]): Promise<TaskStream | undefined>;
 }
 
+interface JsonRpcMessage {
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
 /** The header `Mcp-Name` names the tool of a tools/call and the task of a tasks/* request. */
 function nameOf(method: string, params: Record<string, unknown>): string | undefined {
   if (method === 'tools/call') return params.name as string;
@@ -59,28 +67,33 @@ function nameOf(method: string, params: Record<string, unknown>): string | undef
   return undefined;
 }
 
+/** A JSON-RPC response (not a notification): a result or an error object. */
+function isAnswer(message: JsonRpcMessage | undefined): message is JsonRpcMessage {
+  if (!message || typeof message !== 'object' || message.method !== undefined) return false;
+  return (
+    (message.result !== undefined && typeof message.result === 'object') ||
+    (typeof message.error === 'object' && message.error !== null)
+  );
+}
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').includes('text/event-stream');
+}
+
 export function createRpc(options: RpcOptions): Rpc {
   const doFetch = options.fetch ?? fetch;
-  const clientInfo = options.clientInfo ?? { name: 'mcp-mining-cli', version: '0.1.0' };
+  const clientInfo = options.clientInfo ?? { name: 'mcp-gateway-cli', version: '0.1.0' };
   const capabilities = options.tasks === false ? {} : { extensions: { [TASKS_EXTENSION]: {} } };
   let nextId = 1;
-  const rpc: Rpc = async (method, params, call = {}) => {
-    const id = nextId++;
-    const progressToken = call.onProgress ? `cli-${id}` : undefined;
-    const body = {
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          ...(progressToken ? { progressToken } : {}),
-          'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-          'io.modelcontextprotocol/clientInfo': clientInfo,
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-        },
-      },
-    };
+
+  /** POSTs one request, framed as 2026-07-28 asks: headers plus the `_meta` envelope. */
+  const post = (
+    id: number,
+    method: string,
+    params: Record<string, unknown>,
+    meta = {},
+    signal?: AbortSignal,
+  ) => {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
@@ -90,28 +103,54 @@ export function createRpc(options: RpcOptions): Rpc {
     const name = nameOf(method, params);
     if (name) headers['mcp-name'] = name;
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    const response = await doFetch(options.url, { method: 'POST', headers, body: JSON.stringify(body) });
-    const contentType = response.headers.get('content-type') ?? '';
-    const text =
-      call.onProgress && contentType.includes('text/event-stream') && response.body
-        ? await readEvents(response.body, (event) => {
-            const notice = event as {
-              method?: string;
-              params?: ProgressNotice & { progressToken?: unknown };
-            };
-            const params = notice.params;
-            if (
-              notice.method === 'notifications/progress' &&
-              params &&
-              params.progressToken === progressToken
-            ) {
-              const { progressToken: _token, ...progress } = params;
-              call.onProgress?.(progress);
-            }
-          })
-        : await response.text();
-    const message = parseMessage(text, contentType);
-    if (!message)
+    const body = {
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          ...meta,
+          'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+          'io.modelcontextprotocol/clientInfo': clientInfo,
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      },
+    };
+    return doFetch(options.url, { method: 'POST', headers, body: JSON.stringify(body), signal });
+  };
+
+  const rpc: Rpc = async (method, params, call = {}) => {
+    const id = nextId++;
+    const progressToken = call.onProgress ? `cli-${id}` : undefined;
+    const response = await post(id, method, params, progressToken ? { progressToken } : {});
+    let text = '';
+    let message: JsonRpcMessage | undefined;
+    if (isEventStream(response) && response.body) {
+      // Notifications may come before the answer: progress is handed over as it arrives.
+      for await (const frame of readSseFrames(response.body)) {
+        if (text.length < 200) text += `${frame.raw}\n\n`; // enough to quote in an error
+        const event = frame.message as JsonRpcMessage | undefined;
+        if (!event || typeof event !== 'object') continue;
+        if (event.method === 'notifications/progress' && event.params?.progressToken === progressToken) {
+          const { progressToken: _token, ...progress } = event.params as unknown as ProgressNotice & {
+            progressToken?: unknown;
+          };
+          call.onProgress?.(progress);
+        } else if (isAnswer(event)) {
+          message = event;
+        }
+      }
+    } else {
+      text = await response.text();
+      try {
+        message = JSON.parse(text) as JsonRpcMessage;
+      } catch {
+        message = undefined;
+      }
+    }
+    // Anything but a JSON-RPC answer (a proxy's error page, an empty stream) reads as HTTP trouble.
+    if (!isAnswer(message))
       throw new RpcError(
         -32603,
         `HTTP ${response.status}: ${text.slice(0, 200)}`,
@@ -124,48 +163,26 @@ export function createRpc(options: RpcOptions): Rpc {
     }
     return message.result ?? {};
   };
+
   rpc.listen = async (taskIds) => {
     const abort = new AbortController();
-    const id = nextId++;
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': PROTOCOL_VERSION,
-      'mcp-method': 'subscriptions/listen',
-      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-    };
-    const body = {
-      jsonrpc: '2.0',
-      id,
-      method: 'subscriptions/listen',
-      params: {
-        notifications: { taskIds },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-          'io.modelcontextprotocol/clientInfo': clientInfo,
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-        },
-      },
-    };
     try {
-      const response = await doFetch(options.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        signal: abort.signal,
-      });
-      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
+      const response = await post(
+        nextId++,
+        'subscriptions/listen',
+        { notifications: { taskIds } },
+        {},
+        abort.signal,
+      );
+      if (!isEventStream(response) || !response.body) {
         await response.body?.cancel();
         return undefined;
       }
-      const messages = eventQueue(response.body);
-      const ack = (await messages.next()) as {
-        method?: string;
-        params?: { notifications?: { taskIds?: string[] } };
-      };
+      const messages = messageQueue(response.body);
+      const ack = (await messages.next()) as JsonRpcMessage | undefined;
       const honoured =
         ack?.method === 'notifications/subscriptions/acknowledged'
-          ? ack.params?.notifications?.taskIds
+          ? (ack.params?.notifications as { taskIds?: string[] } | undefined)?.taskIds
           : undefined;
       if (!honoured || honoured.length === 0) {
         abort.abort();
@@ -181,7 +198,7 @@ export function createRpc(options: RpcOptions): Rpc {
 }
 
 /** The JSON messages of an SSE body, one per next() as they arrive; undefined once it ended. */
-function eventQueue(body: ReadableStream<Uint8Array>): {
+function messageQueue(body: ReadableStream<Uint8Array>): {
   next(): Promise<Record<string, unknown> | undefined>;
 } {
   const queue: Record<string, unknown>[] = [];
@@ -189,10 +206,13 @@ function eventQueue(body: ReadableStream<Uint8Array>): {
   let wake = () => {};
   (async () => {
     try {
-      await readEvents(body, (event) => {
-        queue.push(event as Record<string, unknown>);
-        wake();
-      });
+      for await (const frame of readSseFrames(body)) {
+        // Frames without a JSON message (keep-alive comments) carry nothing to hand over.
+        if (frame.message && typeof frame.message === 'object') {
+          queue.push(frame.message as Record<string, unknown>);
+          wake();
+        }
+      }
     } catch {
       // Aborted or cut: the stream is over.
     } finally {
@@ -206,57 +226,4 @@ function eventQueue(body: ReadableStream<Uint8Array>): {
       return queue.shift();
     },
   };
-}
-
-/**
- * Reads an SSE body as it arrives, handing each event's data to `onEvent` the moment it is
- * complete; returns the whole text for the final answer.
- */
-async function readEvents(
-  body: ReadableStream<Uint8Array>,
-  onEvent: (event: unknown) => void,
-): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = '';
-  let pending = '';
-  for await (const chunk of body) {
-    const part = decoder.decode(chunk, { stream: true });
-    text += part;
-    pending += part;
-    let end = pending.indexOf('\n\n');
-    while (end >= 0) {
-      for (const line of pending.slice(0, end).split('\n')) {
-        if (!line.startsWith('data:')) continue;
-        try {
-          onEvent(JSON.parse(line.slice(5).trim()));
-        } catch {
-          // Not JSON (a keep-alive comment or a partial line): nothing to hand over.
-        }
-      }
-      pending = pending.slice(end + 2);
-      end = pending.indexOf('\n\n');
-    }
-  }
-  return text;
-}
-
-interface JsonRpcMessage {
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: unknown };
-}
-
-function parseMessage(text: string, contentType: string): JsonRpcMessage | undefined {
-  try {
-    if (!contentType.includes('text/event-stream')) return JSON.parse(text) as JsonRpcMessage;
-    // Take the last data event that is a response (notifications may come first).
-    let found: JsonRpcMessage | undefined;
-    for (const line of text.split('\n')) {
-      if (!line.startsWith('data:')) continue;
-      const event = JSON.parse(line.slice(5).trim()) as JsonRpcMessage & { id?: unknown };
-      if (event.id !== undefined && (event.result || event.error)) found = event;
-    }
-    return found;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,5 +1,5 @@
 // One poll's answer, the same whichever flow produced it (Tasks or start/poll).
-import type { InputRequest, InputResponse } from '../workflows/contract.ts';
+import type { InputRequest, InputResponse } from '../workflows/mcp-contract.ts';
 
 export type ViewStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'not_found';
 

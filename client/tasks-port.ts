@@ -1,5 +1,5 @@
 // A task of the Tasks extension: tasks/get, tasks/update, tasks/cancel.
-import type { InputRequest, InputResponse } from '../workflows/contract.ts';
+import type { InputRequest, InputResponse } from '../workflows/mcp-contract.ts';
 import type { Rpc } from './rpc.ts';
 import type { TaskPort, TaskView, ViewStatus } from './task-view.ts';
 

@@ -1,7 +1,7 @@
 // What the CLI shows and asks on a terminal: a progress bar on a TTY, plain lines otherwise, and
 // elicitation forms answered field by field.
 import { createInterface } from 'node:readline/promises';
-import type { InputRequest, InputResponse } from '../workflows/contract.ts';
+import type { InputRequest, InputResponse } from '../workflows/mcp-contract.ts';
 import type { Answerer } from './answerer.ts';
 import type { TaskView } from './task-view.ts';
 
