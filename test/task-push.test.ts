@@ -12,7 +12,16 @@ import { newTaskId } from '../gateway/temporal/runs.ts';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
 import { TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
 import { connectV2, structured } from './support/mcp-clients.ts';
-import { PLAIN_CLIENT, PROTOCOL_VERSION, rawDispatch, rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
+import {
+  framedHeaders,
+  framedRequest,
+  PLAIN_CLIENT,
+  PROTOCOL_VERSION,
+  rawDispatch,
+  rpcResult,
+  TASKS_CLIENT,
+} from './support/mcp-http.ts';
+import { sampleKey, scrape } from './support/metrics-scrape.ts';
 import { listen } from './support/sse-listen.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
 import { eventually } from './support/temporal.ts';
@@ -192,6 +201,39 @@ describe('subscriptions/listen with taskIds', () => {
     const plain = await listen(stack.gateway.url, { taskIds: ['x'] }, PLAIN_CLIENT);
     const missing = await plain.next();
     assert.equal((missing?.error as { code: number } | undefined)?.code, -32021);
+  });
+
+  test('a task subscription is admitted and counted like every request: a token, the request metrics', async () => {
+    const unauthenticated = await listen(aliceGateway.url, { taskIds: ['x'] });
+    assert.equal(unauthenticated.status, 401);
+    unauthenticated.close();
+    const before = await scrape(other.url.origin);
+    const key = (outcome: string) =>
+      sampleKey('mcp_gateway_task_requests_total', { method: 'subscriptions/listen', outcome });
+    const refused = await listen(other.url, { taskIds: ['a', 'b', 'c', 'd'] });
+    await refused.next();
+    const taskId = await startTask({ difficulty: 40, blocks: 1 }, other);
+    const open = await listen(other.url, { taskIds: [taskId] });
+    assert.equal((await open.next())?.method, 'notifications/subscriptions/acknowledged');
+    open.close();
+    await rpcResult(other.url, 'tasks/cancel', { taskId });
+    const after = await scrape(other.url.origin);
+    assert.equal((after.get(key('invalid_params')) ?? 0) - (before.get(key('invalid_params')) ?? 0), 1);
+    assert.equal((after.get(key('ok')) ?? 0) - (before.get(key('ok')) ?? 0), 1);
+  });
+
+  test('the SDK’s rules judge a task subscription first: headers that disagree with the body are refused', async () => {
+    const params = { notifications: { taskIds: ['x'] } };
+    const response = await fetch(stack.gateway.url, {
+      method: 'POST',
+      headers: { ...framedHeaders('subscriptions/listen', params), 'mcp-method': 'tools/call' },
+      body: JSON.stringify(framedRequest('subscriptions/listen', params, TASKS_CLIENT, 7)),
+    });
+    assert.equal(response.status, 400);
+    const body = (await response.json()) as { id: unknown; error: { code: number; message: string } };
+    assert.equal(body.id, 7);
+    assert.equal(body.error.code, -32020);
+    assert.match(body.error.message, /Mcp-Method header names tools\/call/);
   });
 
   test('the SDK’s own subscriptions (no taskIds) still answer', async () => {

@@ -8,18 +8,21 @@ import {
   type AuthInfo,
   type CallToolRequest,
   type CallToolResult,
+  classifyInboundRequest,
   createMcpHandler,
   ProtocolError,
   Server,
   type ServerContext,
+  UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { metrics, type TaskRequestOutcome, type ToolCallOutcome } from '../shared/metrics.ts';
-import { TASKS_EXTENSION } from '../shared/protocol.ts';
+import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { Caller, TemporalBackend } from '../temporal/backend.ts';
 import { declaresTasksExtension, emptyAck, getTaskResult, type TaskTiming } from './answers.ts';
 import type { Catalog } from './catalog.ts';
 import {
+  errorBody,
   httpStatusOf,
   INVALID_PARAMS,
   invalidParams,
@@ -202,17 +205,38 @@ export class McpServers {
 
   /**
    * Serves one MCP request. A subscriptions/listen for tasks is served here, past the SDK's
-   * handler: the SDK's listen router carries only its own list-changed and resource events.
+   * handler: the SDK's listen router carries only its own list-changed and resource events, and
+   * answers before any handler of ours could take over. The SDK's own rules still judge the request
+   * first (its envelope against its headers, the protocol revision).
    */
   async fetch(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
-    if (!listensForTasks(parsedBody)) {
-      return this.handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
-    }
+    const sdk = () =>
+      this.handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+    if (!listensForTasks(parsedBody)) return sdk();
     const { id } = parsedBody;
+    const header = (name: string) => request.headers.get(name) ?? undefined;
+    const route = classifyInboundRequest({
+      httpMethod: request.method,
+      protocolVersionHeader: header('mcp-protocol-version'),
+      mcpMethodHeader: header('mcp-method'),
+      mcpNameHeader: header('mcp-name'),
+      body: parsedBody,
+    });
+    if (route.kind === 'legacy') return sdk();
+    if (route.kind === 'reject') {
+      return Response.json(errorBody(id, route.code, route.message, route.data as Record<string, unknown>), {
+        status: route.httpStatus,
+      });
+    }
     try {
-      return await observeTaskRequest('subscriptions/listen', undefined, () =>
-        this.subscriptions.serve(parsedBody, callerFrom(authInfo), request.signal),
-      );
+      return await observeTaskRequest('subscriptions/listen', undefined, async () => {
+        const revision = route.classification.revision;
+        if (revision !== MODERN_PROTOCOL_VERSION) {
+          const requested = revision ?? 'unknown';
+          throw new UnsupportedProtocolVersionError({ supported: [MODERN_PROTOCOL_VERSION], requested });
+        }
+        return this.subscriptions.serve(parsedBody, callerFrom(authInfo), request.signal);
+      });
     } catch (err) {
       const error = toProtocolError(err);
       return Response.json(protocolErrorBody(id, error), { status: httpStatusOf(error) });
