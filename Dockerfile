@@ -13,8 +13,6 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY common ./common
-# Until gateway/ imports common/ directly: lib/temporal-env.ts re-exports common/temporal-env.ts.
-COPY lib ./lib
 COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker

@@ -110,12 +110,10 @@ export function spawnTestProcess(options: TestProcessOptions): TestProcess {
 /** spawnTestProcess, resolved once it is ready; one that does not get ready is stopped, then the error thrown. */
 export async function startTestProcess(options: TestProcessOptions): Promise<TestProcess> {
   const started = spawnTestProcess(options);
-  try {
-    await started.ready;
-  } catch (err) {
+  await started.ready.catch(async (err: unknown) => {
     await started.stop();
     throw err;
-  }
+  });
   return started;
 }
 
