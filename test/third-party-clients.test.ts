@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { TASKS_EXTENSION } from '../gateway/shared/protocol.ts';
 import type { ChainResult } from '../workflows/mining/types.ts';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
 import type { TestGateway } from './support/gateway-server.ts';
@@ -20,7 +21,6 @@ import {
   testPython,
 } from './support/third-party-clients.ts';
 
-const TASKS = 'io.modelcontextprotocol/tasks';
 const TOOLS = ['cancel_mining', 'get_mining_result', 'respond_to_mining', 'start_mining'];
 const KEY = 'approve-publish-1';
 /** Short, so slow jobs of a few seconds show the long-call paths. */
@@ -149,7 +149,11 @@ describe('Python mcp 2.3.0 ClientSession, 2025-11-25: start/poll', () => {
     assert.deepEqual(obj(seen.server_info).name, 'temporal-mcp-gateway');
     const capabilities = obj(seen.capabilities);
     assert.ok(capabilities.tools);
-    assert.equal(obj(capabilities.extensions ?? {})[TASKS], undefined, JSON.stringify(capabilities));
+    assert.equal(
+      obj(capabilities.extensions ?? {})[TASKS_EXTENSION],
+      undefined,
+      JSON.stringify(capabilities),
+    );
     assert.deepEqual(Object.keys(obj(seen.tools)).sort(), TOOLS);
     for (const [name, tool] of Object.entries(obj(seen.tools)))
       assert.equal(obj(tool).output_schema, true, `${name} has no outputSchema`);
@@ -199,7 +203,7 @@ describe('Python mcp 2.3.0 Client, 2026-07-28', () => {
   test('server/discover: 2026-07-28 with the Tasks extension; tools/list; a small call answers inline', async () => {
     const seen = scenario(answer, 'discover');
     assert.equal(seen.protocol_version, '2026-07-28');
-    assert.deepEqual(obj(obj(seen.capabilities).extensions)[TASKS], {});
+    assert.deepEqual(obj(obj(seen.capabilities).extensions)[TASKS_EXTENSION], {});
     assert.deepEqual(Object.keys(obj(seen.tools)).sort(), TOOLS);
     const fast = obj(seen.fast);
     assert.equal(fast.is_error, false);

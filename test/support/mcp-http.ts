@@ -1,9 +1,11 @@
 // Plain HTTP MCP requests framed as protocol revision 2026-07-28 (headers plus the per-request
 // _meta envelope), for what SDK clients cannot send: task results and the tasks/* methods.
 import type { JsonRpcResponse } from '@modelcontextprotocol/ext-tasks/client';
+import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../../gateway/shared/protocol.ts';
 
-export const PROTOCOL_VERSION = '2026-07-28';
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export { TASKS_EXTENSION };
+
+export const PROTOCOL_VERSION = MODERN_PROTOCOL_VERSION;
 export const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
 export const WITHOUT_TASKS = {};
 
