@@ -1,4 +1,5 @@
 // A raw subscriptions/listen stream over HTTP, framed as 2026-07-28, read event by event.
+import { readSseFrames } from '../../client/sse.ts';
 import { type Framing, PROTOCOL_VERSION, TASKS_CLIENT } from './mcp-http.ts';
 
 export interface ListenStream {
@@ -58,20 +59,9 @@ export async function listen(
         queue.push((await response.json()) as Record<string, unknown>);
         return;
       }
-      const decoder = new TextDecoder();
-      let pending = '';
-      for await (const chunk of response.body as ReadableStream<Uint8Array>) {
-        pending += decoder.decode(chunk, { stream: true });
-        let end = pending.indexOf('\n\n');
-        while (end >= 0) {
-          const frame = pending.slice(0, end);
-          frames.push(frame);
-          for (const line of frame.split('\n')) {
-            if (line.startsWith('data:')) queue.push(JSON.parse(line.slice(5).trim()));
-          }
-          pending = pending.slice(end + 2);
-          end = pending.indexOf('\n\n');
-        }
+      for await (const frame of readSseFrames(response.body as ReadableStream<Uint8Array>)) {
+        frames.push(frame.raw);
+        if (frame.message !== undefined) queue.push(frame.message as Record<string, unknown>);
         wake();
       }
     } catch {
