@@ -8,6 +8,7 @@ export function pushedPort(stream: TaskStream, polled: TaskPort): TaskPort {
   let live = true;
   return {
     taskId: polled.taskId,
+    pushable: polled.pushable,
     async get(): Promise<TaskView> {
       if (live) {
         const message = await stream.next().catch(() => undefined);

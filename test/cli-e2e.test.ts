@@ -83,6 +83,11 @@ describe('npm run call', () => {
     );
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /task mine-\S+ \(resume with --resume mine-/);
+    assert.match(
+      run.stderr,
+      /task (mine-\S+) \(resume with --resume \1\)/,
+      'a task resumes in the Tasks flow',
+    );
     assert.match(run.stderr, /Publish the mined chain of 6 block\(s\)/);
     assert.match(run.stderr, /input_required/);
     const result = JSON.parse(run.stdout);
