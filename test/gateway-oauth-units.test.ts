@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { gatewayConfig } from '../gateway/config.ts';
 import { discoveryUrls, JwtAccessTokenVerifier, tokenScopes } from '../gateway/http/jwt-verifier.ts';
@@ -203,7 +204,7 @@ describe('verified tokens', () => {
     const first = await verifier.verifyAccessToken(token);
     assert.equal(first.extra?.principal, 'alice');
     assert.deepEqual(await verifier.verifyAccessToken(token), first);
-    await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50));
+    await delay(exp * 1000 - Date.now() + 50);
     await assert.rejects(verifier.verifyAccessToken(token), /the token has expired/);
   });
 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_PRINCIPAL } from '../gateway/temporal/backend.ts';
@@ -445,7 +446,7 @@ describe('poll rate limiting', () => {
 
     // A client that keeps the advertised pace is never refused.
     for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await delay(1_000);
       const polled = await rpc(limited.url, 'tasks/get', { taskId }, TASKS_CLIENT, as('alice'));
       assert.equal(polled.httpStatus, 200);
       assert.equal(polled.result?.status, 'working');

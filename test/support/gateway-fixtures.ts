@@ -1,5 +1,6 @@
 // Sample execution views for the gateway's pure mapping tests.
 
+import { GENESIS_HASH } from '../../activities/pow/genesis.ts';
 import { catalogTool } from '../../gateway/mcp/catalog.ts';
 import type { ExecutionState, ExecutionView } from '../../gateway/temporal/runs.ts';
 import { miningTool } from '../../workflows/mining/tool.ts';
@@ -16,7 +17,7 @@ export const CHAIN: ChainResult = {
       index: 0,
       nonce: 149,
       hash: `00${'a'.repeat(62)}`,
-      previousHash: '0'.repeat(64),
+      previousHash: GENESIS_HASH,
       hashesTried: 150,
       ms: 1,
       attempt: 1,
