@@ -33,9 +33,11 @@ env: MCP_URL (http://127.0.0.1:3000/mcp), MCP_TOKEN`;
 
 /** The port to follow a task with after a restart: tasks/get, or the companions of its tool. */
 async function resumePort(rpc: Rpc, options: CliOptions, taskId: string): Promise<TaskPort> {
-  if (options.toolName || options.toolTokens.length > 0)
+  const extra = [options.toolName, ...options.toolTokens, options.args === undefined ? undefined : '--args'];
+  const given = extra.filter(Boolean).join(' ');
+  if (given)
     throw new UsageError(
-      `--resume follows a task that exists: it takes no tool or arguments (${[options.toolName, ...options.toolTokens].filter(Boolean).join(' ')}); name its tool with --tool`,
+      `--resume follows a task that exists: it takes no tool or arguments (got ${given}); name its tool with --tool`,
     );
   if (options.tasks) return tasksPort(rpc, taskId);
   const tools = await listTools(rpc);
@@ -56,6 +58,10 @@ async function main(argv: string[]): Promise<number> {
     console.error(USAGE);
     return options.help ? 0 : 2;
   }
+  if (options.tool && !options.resume)
+    throw new UsageError(
+      `--tool names the tool of a task to --resume; to call ${options.tool}, name it first`,
+    );
   const rpc = createRpc({ url: options.url, token: options.token, tasks: options.tasks });
   if (options.help) {
     console.error(USAGE);

@@ -117,7 +117,15 @@ export function createRpc(options: RpcOptions): Rpc {
         },
       },
     };
-    return doFetch(options.url, { method: 'POST', headers, body: JSON.stringify(body), signal });
+    return doFetch(options.url, { method: 'POST', headers, body: JSON.stringify(body), signal }).catch(
+      (err: Error) => {
+        // fetch says only "fetch failed": name the server and the reason (ECONNREFUSED, …).
+        const cause = (err.cause as { code?: string; message?: string } | undefined) ?? {};
+        throw new Error(`cannot reach ${options.url}: ${cause.code ?? cause.message ?? err.message}`, {
+          cause: err,
+        });
+      },
+    );
   };
 
   const rpc: Rpc = async (method, params, call = {}) => {
