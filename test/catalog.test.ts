@@ -83,7 +83,6 @@ describe('hooks a catalog entry names', () => {
       'report-hooks.mjs',
       'export const hooks = (env) => ({ noun: "report", summary: (tool, args, who) => ' +
         '[tool, args.year, "for", who, "in", env.REPORT_REGION].join(" ") });\n',
-    );\n',
     );
     const [tool] = await loadCatalogFile(json([entry({ hooks: './report-hooks.mjs' })]), defaults, {
       REPORT_REGION: 'eu',
