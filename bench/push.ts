@@ -10,8 +10,14 @@ import { rpcResult } from '../test/support/mcp-http.ts';
 import { delta, type Samples, scrape } from '../test/support/metrics-scrape.ts';
 import { listen } from '../test/support/sse-listen.ts';
 import { eventually } from '../test/support/temporal.ts';
+import { inLanes } from './lanes.ts';
 import { RssSampler } from './rss-sampler.ts';
+
+
 import { type Distribution, distribution } from './stats.ts';
+
+/** Parked tasks started at once before the subscriptions open. */
+const PARKED_STARTS_IN_FLIGHT = 20;
 
 const CHAIN = { difficulty: 14, blocks: 2 };
 
@@ -113,15 +119,14 @@ export async function measurePush(options: {
 
   // Open subscriptions: one stream per parked task, all at once.
   const parkedOrigin = options.parkedUrl.origin;
-  const ids = await Promise.all(
-    Array.from({ length: options.subscriptions }, async () => {
-      const created = await rpcResult(options.parkedUrl, 'tools/call', {
-        name: 'start_mining',
-        arguments: { difficulty: 36, blocks: 1, data: 'push-parked' },
-      });
-      return String(created.taskId);
-    }),
-  );
+  // Started a few at a time: the streams are what is measured, not a burst of starts.
+  const ids = await inLanes(options.subscriptions, PARKED_STARTS_IN_FLIGHT, async () => {
+    const created = await rpcResult(options.parkedUrl, 'tools/call', {
+      name: 'start_mining',
+      arguments: { difficulty: 36, blocks: 1, data: 'push-parked' },
+    });
+    return String(created.taskId);
+  });
   const rssBefore = new RssSampler(options.parkedGatewayPid).stop().endMb;
   const streams = await Promise.all(ids.map((taskId) => listen(options.parkedUrl, { taskIds: [taskId] })));
   for (const stream of streams) {

@@ -3,6 +3,7 @@
 // cancelled with tasks/cancel (when asked); `inFlight` requests at a time. Counts errors and samples the
 // gateway's resident memory throughout.
 import { rpc } from '../test/support/mcp-http.ts';
+import { inLanes } from './lanes.ts';
 import { PARKED_ARGS } from './overhead.ts';
 import { type RssReport, RssSampler } from './rss-sampler.ts';
 import { type Distribution, distribution } from './stats.ts';
@@ -35,21 +36,17 @@ async function phase(
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
-  let next = 0;
   const start = performance.now();
-  const lane = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const sent = performance.now();
-      try {
-        await work(i);
-        latencies.push(performance.now() - sent);
-      } catch (err) {
-        errors++;
-        firstError ??= (err as Error).message.slice(0, 300);
-      }
+  await inLanes(count, inFlight, async (i) => {
+    const sent = performance.now();
+    try {
+      await work(i);
+      latencies.push(performance.now() - sent);
+    } catch (err) {
+      errors++;
+      firstError ??= (err as Error).message.slice(0, 300);
     }
-  };
-  await Promise.all(Array.from({ length: inFlight }, lane));
+  });
   return {
     name,
     requests: count,
