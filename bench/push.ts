@@ -13,7 +13,6 @@ import { eventually } from '../test/support/temporal.ts';
 import { inLanes } from './lanes.ts';
 import { RssSampler } from './rss-sampler.ts';
 
-
 import { type Distribution, distribution } from './stats.ts';
 
 /** Parked tasks started at once before the subscriptions open. */
