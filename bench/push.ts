@@ -12,7 +12,6 @@ import { listen } from '../test/support/sse-listen.ts';
 import { eventually } from '../test/support/temporal.ts';
 import { inLanes } from './lanes.ts';
 import { RssSampler } from './rss-sampler.ts';
-
 import { type Distribution, distribution } from './stats.ts';
 
 /** Parked tasks started at once before the subscriptions open. */
