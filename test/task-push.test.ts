@@ -5,6 +5,9 @@
 // settling through notifications instead of tasks/get polls.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { TaskStatusNotificationV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { metrics } from '../gateway/shared/metrics.ts';
@@ -25,6 +28,10 @@ import { sampleKey, scrape } from './support/metrics-scrape.ts';
 import { listen } from './support/sse-listen.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
 import { eventually } from './support/temporal.ts';
+
+setFlagsFromString('--expose-gc');
+/** A full garbage collection, on demand. */
+const collectGarbage = runInNewContext('gc') as () => void;
 
 const ALICE = 'alice-token-0123456789abcdef';
 let stack: TestStack;
@@ -188,6 +195,33 @@ describe('subscriptions/listen with taskIds', () => {
       20,
     );
     for (const taskId of ids) await rpcResult(stack.gateway.url, 'tasks/cancel', { taskId });
+  });
+
+  test('a quiet stream whose client goes away ends at once, not at the next frame', async () => {
+    // A poll interval of a minute: nothing is pushed after the task's first state.
+    const quiet = await stack.extraGateway({ pollIntervalMs: 60_000 });
+    const taskId = await startTask({ difficulty: 40, blocks: 1 }, quiet);
+    const before = await metrics.openTaskStreams();
+    const stream = await listen(quiet.url, { taskIds: [taskId] });
+    await stream.next(); // ack
+    await stream.next(); // the task's state
+    // The web Request the stream was answered for is garbage by now: the stream must not count on
+    // it to learn that the client left.
+    for (let i = 0; i < 3; i++) {
+      collectGarbage();
+      await delay(10);
+    }
+    stream.close();
+    await eventually(
+      async () => {
+        const now = await metrics.openTaskStreams();
+        return now.subscriptions < before.subscriptions + 1 ? now : undefined;
+      },
+      3_000,
+      'the stream to end after the client left',
+      20,
+    );
+    await rpcResult(quiet.url, 'tasks/cancel', { taskId });
   });
 
   test('limits and capability: too many ids, and a request without the Tasks extension', async () => {

@@ -248,22 +248,33 @@ function requestId(body: unknown): string | number | null {
   return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
+/**
+ * Pipes an event stream to the client until it ends or the client goes away; then the stream is
+ * cancelled at once (its source stops), not at its next frame.
+ */
 async function pipeEventStream(
   body: ReadableStream<Uint8Array>,
   res: ServerResponse,
   signal: AbortSignal,
 ): Promise<void> {
+  const reader = body.getReader();
+  const stop = () => void reader.cancel().catch(() => {});
+  signal.addEventListener('abort', stop, { once: true });
   const closed = new Promise<void>((resolve) =>
     signal.addEventListener('abort', () => resolve(), { once: true }),
   );
   try {
-    for await (const chunk of body) {
-      if (signal.aborted) break;
-      if (!res.write(chunk))
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || signal.aborted) break;
+      if (!res.write(value))
         await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
     }
   } catch {
     // The stream ended under us (the client left): nothing more to write.
+  } finally {
+    signal.removeEventListener('abort', stop);
+    if (signal.aborted) stop();
   }
 }
 
@@ -335,7 +346,7 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, o
       writeResponse(
         reply.raw,
         async (signal) =>
-          options.servers.fetch(await toWebRequest(request.raw, body, { signal }), authInfo, body),
+          options.servers.fetch(await toWebRequest(request.raw, body, { signal }), authInfo, body, signal),
         body,
         options.onError,
       ),

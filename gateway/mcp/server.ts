@@ -207,9 +207,16 @@ export class McpServers {
    * Serves one MCP request. A subscriptions/listen for tasks is served here, past the SDK's
    * handler: the SDK's listen router carries only its own list-changed and resource events, and
    * answers before any handler of ours could take over. The SDK's own rules still judge the request
-   * first (its envelope against its headers, the protocol revision).
+   * first (its envelope against its headers, the protocol revision). `gone` aborts when the client
+   * goes away: the HTTP layer's own signal, not `request.signal`, which follows it only as long as
+   * the Request object lives (a stream outlives it, and a collected Request stops passing it on).
    */
-  async fetch(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
+  async fetch(
+    request: Request,
+    authInfo: AuthInfo,
+    parsedBody: unknown,
+    gone: AbortSignal = request.signal,
+  ): Promise<Response> {
     const sdk = () =>
       this.handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
     if (!listensForTasks(parsedBody)) return sdk();
@@ -235,7 +242,7 @@ export class McpServers {
           const requested = revision ?? 'unknown';
           throw new UnsupportedProtocolVersionError({ supported: [MODERN_PROTOCOL_VERSION], requested });
         }
-        return this.subscriptions.serve(parsedBody, callerFrom(authInfo), request.signal);
+        return this.subscriptions.serve(parsedBody, callerFrom(authInfo), gone);
       });
     } catch (err) {
       const error = toProtocolError(err);
