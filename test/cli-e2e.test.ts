@@ -170,7 +170,9 @@ describe('npm run call on catalog tools (any tool, its own companions)', () => {
   test('--no-tasks follows mine_chain to its end through get_mine_chain_result, with a progress bar', async () => {
     const before = await scrape(catalogGateway.origin);
     const run = await runCli(
-      ['mine_chain', '--difficulty', String(slowDifficulty), '--blocks', '6', '--data', 'cli', '--no-tasks'],
+      // Twelve blocks of about 0.5 s: for a given difficulty the chain is always the same, and six
+      // were once short enough to finish inside the 1.5 s budget.
+      ['mine_chain', '--difficulty', String(slowDifficulty), '--blocks', '12', '--data', 'cli', '--no-tasks'],
       '',
       catalogGateway.url,
     );
@@ -184,7 +186,7 @@ describe('npm run call on catalog tools (any tool, its own companions)', () => {
     const result = JSON.parse(run.stdout);
     assert.equal(result.status, 'completed');
     assert.equal(result.result.data, 'cli');
-    assert.equal(result.result.blocks.length, 6);
+    assert.equal(result.result.blocks.length, 12);
     const after = await scrape(catalogGateway.origin);
     assert.ok(
       callsOf(before, after, 'get_mine_chain_result') >= 1,
@@ -216,7 +218,7 @@ describe('npm run call on catalog tools (any tool, its own companions)', () => {
   test('--resume --no-tasks: the id’s prefix picks mine_ledger among the start tools, followed to its end', async () => {
     const created = await rpcResult(catalogGateway.url, 'tools/call', {
       name: 'mine_ledger',
-      arguments: { difficulty: slowDifficulty, blocks: 6 },
+      arguments: { difficulty: slowDifficulty, blocks: 12 },
     });
     assert.equal(created.resultType, 'task');
     const taskId = String(created.taskId);
@@ -226,7 +228,7 @@ describe('npm run call on catalog tools (any tool, its own companions)', () => {
     const result = JSON.parse(run.stdout);
     assert.equal(result.status, 'completed');
     assert.equal(result.workflow_id, taskId);
-    assert.equal(result.result.blocks.length, 6);
+    assert.equal(result.result.blocks.length, 12);
     const after = await scrape(catalogGateway.origin);
     assert.ok(callsOf(before, after, 'ledger_status') >= 1);
     assert.equal(taskRequests(before, after), 0);
