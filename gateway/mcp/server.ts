@@ -146,9 +146,15 @@ export async function observeTaskRequest<T>(
   try {
     const answer = await call();
     metrics.taskRequest(method, 'ok');
+    // A task's status ("working", ...); a subscription's answer is a stream, whose HTTP status is not one.
     const status = (answer as { status?: unknown } | undefined)?.status;
     log?.info(
-      { method, outcome: 'ok', ...(status ? { status } : {}), ms: Math.round(elapsed() * 1000) },
+      {
+        method,
+        outcome: 'ok',
+        ...(typeof status === 'string' ? { status } : {}),
+        ms: Math.round(elapsed() * 1000),
+      },
       method,
     );
     return answer;
