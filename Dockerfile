@@ -18,7 +18,9 @@ COPY activities ./activities
 COPY worker ./worker
 COPY gateway ./gateway
 COPY scripts ./scripts
-RUN npm run build:workflows && npm run build:gateway && npm run build:native
+# The native core is optional (no headers, no compiler, or a CPU other than x64: the miner uses
+# its WebAssembly core), so its folder may stay empty; the runtime stage copies it either way.
+RUN npm run build:workflows && npm run build:gateway && npm run build:native && mkdir -p dist/native
 
 # Runtime stage: production dependencies only (tsx among them: the worker runs TypeScript through
 # it), the sources the worker loads, and the build stage's outputs.

@@ -24,23 +24,23 @@ export interface BenchResults {
   seconds?: number;
 }
 
-type Row = (string | number)[];
+export type Row = (string | number)[];
 
-function table(header: string[], rows: Row[]): string {
+export function table(header: string[], rows: Row[]): string {
   const line = (cells: Row) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
 const verdict = (met: boolean) => (met ? 'met' : '**missed**');
 
-function latencyRow(name: string, d: Distribution): Row {
+export function latencyRow(name: string, d: Distribution): Row {
   return [name, d.n, ms(d.p50), ms(d.p99), ms(d.mean), ms(d.max)];
 }
 
-const LATENCY_HEADER = ['', 'n', 'p50', 'p99', 'mean', 'max'];
+export const LATENCY_HEADER = ['', 'n', 'p50', 'p99', 'mean', 'max'];
 
 /** `a` over `b` at p50 and at p99. */
-function ratioRow(name: string, a: Distribution, b: Distribution): Row {
+export function ratioRow(name: string, a: Distribution, b: Distribution): Row {
   return [name, ratio(a.p50 / b.p50), ratio(a.p99 / b.p99)];
 }
 

@@ -29,6 +29,8 @@ import {
   startMiningWorker,
   startParkedWorker,
 } from './stack.ts';
+import { withTracingSection } from './tracing-report.ts';
+import { measureTracingSideBySide, type TracingSideResult } from './tracing-side-by-side.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const REPORT_PATH = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
@@ -61,6 +63,7 @@ else {
   results.miner = await runMinerStep(10 * 60_000);
 }
 
+let tracing: TracingSideResult | undefined;
 const temporal = await startTestTemporal();
 const children: { stop(): Promise<unknown> }[] = [];
 const started = <T extends { stop(): Promise<unknown> }>(child: T): T => {
@@ -107,6 +110,15 @@ try {
 
   log(`OAuth: tasks/get with an access token vs a static token, ${settings.oauthCalls} calls per side`);
   results.oauth = await measureOAuthSideBySide({
+    temporalAddress: temporal.server.address,
+    taskQueue: PARKED_QUEUE,
+    nodeArgs: gatewayArgs,
+    calls: settings.oauthCalls,
+    warmup: settings.warmup,
+  });
+
+  log(`tracing: off vs on, ${settings.oauthCalls} calls per side`);
+  tracing = await measureTracingSideBySide({
     temporalAddress: temporal.server.address,
     taskQueue: PARKED_QUEUE,
     nodeArgs: gatewayArgs,
@@ -216,7 +228,8 @@ log(`6/6 load: ${loadOptions.tasks} tasks from ${loadOptions.clients} clients (i
 results.load = renderLoad(loadOptions, await runLoad(loadOptions));
 results.seconds = (performance.now() - began) / 1000;
 
-const report = renderReport(results);
+const rendered = renderReport(results);
+const report = tracing ? withTracingSection(rendered, tracing) : rendered;
 process.stdout.write(`\n${report}`);
 if (QUICK) log('quick run: docs/benchmarks.md left as it was');
 else {

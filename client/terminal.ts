@@ -1,7 +1,7 @@
 // What the CLI shows and asks on a terminal: a progress bar on a TTY, plain lines otherwise, and
 // elicitation forms answered field by field.
 import { createInterface } from 'node:readline/promises';
-import type { InputRequest, InputResponse } from '../workflows/mcp-contract.ts';
+import type { ElicitationRequest, InputRequest, InputResponse } from '../workflows/mcp-contract.ts';
 import type { Answerer } from './answerer.ts';
 import type { TaskView } from './task-view.ts';
 
@@ -76,7 +76,9 @@ export function linePrompter(input: NodeJS.ReadableStream, output: NodeJS.Writab
 
 /** Answers elicitation forms field by field; an empty answer to the first required field declines. */
 export function terminalAnswerer(prompter: Prompter, output: NodeJS.WritableStream): Answerer {
-  return async (key: string, request: InputRequest): Promise<InputResponse> => {
+  return async (key: string, asked: InputRequest): Promise<InputResponse> => {
+    // Only forms reach this answerer: the CLI declares no sampling or roots capability.
+    const request = asked as ElicitationRequest;
     output.write(`\n${request.params.message}\n(request ${key}; an empty first answer declines)\n`);
     const content: Record<string, unknown> = {};
     const { properties, required = [] } = request.params.requestedSchema;

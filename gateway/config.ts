@@ -1,7 +1,9 @@
 // Gateway settings from the environment: where to listen, how long a call may wait, how tasks are
 // advertised, who may call, which tools are served. Temporal's own settings (address, namespace,
 // task queue, TLS) come from temporalEnv(). A bad value stops the start naming the variable.
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { integerSetting as integer } from '../common/settings.ts';
 import { type TemporalEnv, temporalEnv } from '../common/temporal-env.ts';
 import { miningEntry } from '../workflows/mining/tool.ts';
@@ -27,6 +29,8 @@ export interface GatewayConfig extends AppSettings {
   toolsFile?: string;
   /** The tools served: the catalog file's, or the built-in mining tool. */
   tools: CatalogTool[];
+  /** Where the first start's generated token is kept (MCP_FIRST_START_TOKEN_FILE), when it is in use. */
+  firstStartTokenFile?: string;
 }
 
 export const DEFAULTS = {
@@ -44,6 +48,7 @@ export const DEFAULTS = {
   listenMaxTasks: 100,
   listenMaxStreams: 1_000,
   listenKeepAliveMs: 15_000,
+  inputStateTtlSeconds: 60 * 60,
 } as const;
 
 // ---- who may call -------------------------------------------------------------------------------------
@@ -103,6 +108,28 @@ export function authTokensFromEnv(env: NodeJS.ProcessEnv): Map<string, string> {
   return new Map();
 }
 
+export const FIRST_START_PRINCIPAL = 'user';
+
+/**
+ * MCP_FIRST_START_TOKEN_FILE, for a gateway that must listen beyond loopback and was given no
+ * authentication (the compose stack out of the box): a strong token for the principal "user",
+ * generated into that file on the first start and read from it on every later one.
+ */
+function firstStartTokens(path: string): Map<string, string> {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    // 'wx': only the first start writes it; a concurrent replica reads what that one wrote.
+    writeFileSync(path, `${FIRST_START_PRINCIPAL}:${randomBytes(32).toString('base64url')}\n`, {
+      flag: 'wx',
+      mode: 0o600,
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+      throw new Error(`MCP_FIRST_START_TOKEN_FILE: cannot write ${path}: ${(err as Error).message}`);
+  }
+  return parseAuthTokens(readFileSync(path, 'utf8'), `MCP_FIRST_START_TOKEN_FILE (${path})`);
+}
+
 /** Startup check: without tokens or OAuth the gateway may only listen on loopback. */
 export function assertSafeBind(host: string, tokens: AuthTokens, oauth = false): void {
   if (tokens.size === 0 && !oauth && !isLoopback(host)) {
@@ -121,8 +148,13 @@ export function assertSafeBind(host: string, tokens: AuthTokens, oauth = false):
  */
 export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promise<GatewayConfig> {
   const host = env.MCP_HOST?.trim() || DEFAULTS.host;
-  const authTokens = authTokensFromEnv(env);
   const oauth = oauthSettingsFromEnv(env);
+  // The generated token stands in only where nothing else would let the gateway start.
+  const firstStartTokenFile =
+    !env.MCP_AUTH_TOKENS?.trim() && !env.MCP_AUTH_TOKENS_FILE?.trim() && !oauth && !isLoopback(host)
+      ? env.MCP_FIRST_START_TOKEN_FILE?.trim() || undefined
+      : undefined;
+  const authTokens = firstStartTokenFile ? firstStartTokens(firstStartTokenFile) : authTokensFromEnv(env);
   assertSafeBind(host, authTokens, oauth !== undefined);
   const pollIntervalMs = integer(env, 'MCP_POLL_INTERVAL_MS', DEFAULTS.pollIntervalMs, 100, 10 * 60_000);
   const waitBudgetMs = integer(env, 'MCP_WAIT_BUDGET_MS', DEFAULTS.waitBudgetMs, 0, 10 * 60_000);
@@ -159,9 +191,18 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
       maxStreams: integer(env, 'MCP_LISTEN_MAX_STREAMS', DEFAULTS.listenMaxStreams, 1, 100_000),
       keepAliveMs: DEFAULTS.listenKeepAliveMs,
     },
+    // An input_required answer waits for a person: an hour by default to answer and retry.
+    inputStateTtlSeconds: integer(
+      env,
+      'MCP_INPUT_STATE_TTL_SECONDS',
+      DEFAULTS.inputStateTtlSeconds,
+      10,
+      7 * 24 * 60 * 60,
+    ),
     temporal,
     ...(toolsFile ? { toolsFile } : {}),
     tools,
+    ...(firstStartTokenFile ? { firstStartTokenFile } : {}),
   };
 }
 

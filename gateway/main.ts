@@ -1,10 +1,19 @@
 // `npm run gateway`: the MCP gateway process. Configuration from the environment (see config.ts).
 import { setTimeout as delay } from 'node:timers/promises';
+import { startTracing, traceDestination } from '../common/tracing.ts';
 import { backendOptions, gatewayConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { logDestination, logFormat } from './http/logging.ts';
 import { loadServerSecret } from './server-secret.ts';
+import { enableTracing } from './shared/tracing.ts';
 import { createTemporalClient, TemporalBackend } from './temporal/backend.ts';
+
+function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name]?.trim().toLowerCase() ?? '';
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new Error(`${name} must be "true" or "false", got "${env[name]}"`);
+}
 
 /** Settings that must be right before anything listens: a bad one stops the start with its reason. */
 async function startupSettings() {
@@ -13,6 +22,7 @@ async function startupSettings() {
       config: await gatewayConfig(),
       serverSecret: loadServerSecret(),
       logFormat: logFormat(process.env, Boolean(process.stdout.isTTY)),
+      tracePrincipal: booleanSetting(process.env, 'MCP_TRACE_PRINCIPAL'),
     };
   } catch (err) {
     console.error(`gateway: cannot start: ${(err as Error).message}`);
@@ -20,7 +30,10 @@ async function startupSettings() {
   }
 }
 
-const { config, serverSecret, logFormat: format } = await startupSettings();
+const { config, serverSecret, logFormat: format, tracePrincipal } = await startupSettings();
+// Before the Temporal client is made: its tracing interceptor is added only when tracing is on.
+const tracing = await startTracing('mcp-gateway');
+if (tracing) enableTracing({ principalAttribute: tracePrincipal });
 const client = createTemporalClient(config.temporal, config.temporalTimeoutMs);
 const backend = new TemporalBackend(client, backendOptions(config, serverSecret.secret));
 // JSON lines are written off the request path (pino flushes what is pending when the process
@@ -29,8 +42,10 @@ const stream = logDestination(format);
 const app = buildApp(config, { backend, logger: { level: process.env.LOG_LEVEL || 'info', stream } });
 
 const address = await app.listen({ host: config.host, port: config.port });
+// The bound host, not Fastify's first address (127.0.0.1 even when listening on 0.0.0.0).
+const bound = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${new URL(address).port}`;
 app.log.info(
-  `gateway: MCP on ${address}/mcp; Temporal ${config.temporal.address}, namespace "${config.temporal.namespace}", ` +
+  `gateway: MCP on ${bound}/mcp; Temporal ${config.temporal.address}, namespace "${config.temporal.namespace}", ` +
     `task queue "${config.temporal.taskQueue}"; wait budget ${config.waitBudgetMs} ms`,
 );
 app.log.info(
@@ -38,10 +53,18 @@ app.log.info(
 );
 app.log.info(
   `gateway: ${
-    config.authTokens.size > 0
-      ? `bearer tokens for ${config.authTokens.size} principal(s)`
-      : 'no authentication (loopback only; every caller is "anonymous")'
+    config.firstStartTokenFile
+      ? `a token of principal "user" generated on first start, in ${config.firstStartTokenFile} ` +
+        `(print it with: docker compose exec gateway cat ${config.firstStartTokenFile})`
+      : config.authTokens.size > 0
+        ? `bearer tokens for ${config.authTokens.size} principal(s)`
+        : 'no authentication (loopback only; every caller is "anonymous")'
   }; server secret from ${serverSecret.source}; at most ${config.maxRunningTasks || 'unlimited'} running task(s) per principal`,
+);
+app.log.info(
+  tracing
+    ? `gateway: traces to ${traceDestination()} as service "${tracing.serviceName}"`
+    : 'gateway: tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER)',
 );
 
 // SIGINT/SIGTERM: stop taking requests, finish the ones in flight, close the Temporal connection
@@ -54,6 +77,8 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
   try {
     await app.close();
     await Promise.race([client.connection.close(), delay(2_000, undefined, { ref: false })]);
+    // Pending spans leave before the exit, within the same bound.
+    if (tracing) await Promise.race([tracing.shutdown(), delay(2_000, undefined, { ref: false })]);
     process.exit(0);
   } catch (err) {
     app.log.error(err, 'gateway: unclean shutdown');

@@ -20,6 +20,11 @@ export interface StartConfig {
   mcpPort: number;
   /** A prebuilt workflow bundle to use instead of bundling the workflows at start. */
   workflowBundlePath?: string;
+  /**
+   * MCP_START_JAEGER=true: a local Jaeger (launcher/jaeger.ts) that the worker and gateway export
+   * their traces to; its OTLP/HTTP port (JAEGER_OTLP_PORT, 4318) and UI port (JAEGER_UI_PORT, 16686).
+   */
+  jaeger?: { otlpHttpPort: number; uiPort: number; queryGrpcPort: number };
 }
 
 export const START_DEFAULTS = {
@@ -28,6 +33,9 @@ export const START_DEFAULTS = {
   temporalUiPort: 8233,
   mcpHost: '127.0.0.1',
   mcpPort: 3000,
+  jaegerOtlpPort: 4318,
+  jaegerUiPort: 16686,
+  jaegerQueryGrpcPort: 16685,
 } as const;
 
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -37,6 +45,22 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   if (!Number.isInteger(value) || value < 1 || value > 65_535)
     throw new Error(`${name} must be a port number from 1 to 65535, got "${raw}"`);
   return value;
+}
+
+function startsJaeger(env: NodeJS.ProcessEnv): boolean {
+  const raw = env.MCP_START_JAEGER?.trim().toLowerCase() ?? '';
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new Error(`MCP_START_JAEGER must be "true" or "false", got "${env.MCP_START_JAEGER}"`);
+}
+
+/**
+ * The trace settings the worker and gateway get beside a local Jaeger: its OTLP endpoint, unless
+ * the environment already names one. Pure.
+ */
+export function jaegerTraceEnv(env: NodeJS.ProcessEnv, otlpEndpoint: string): NodeJS.ProcessEnv {
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim()) return {};
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint };
 }
 
 export function startConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): StartConfig {
@@ -55,6 +79,15 @@ export function startConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.
     mcpHost: env.MCP_HOST?.trim() || START_DEFAULTS.mcpHost,
     mcpPort: port(env, 'MCP_PORT', START_DEFAULTS.mcpPort),
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH?.trim() || undefined,
+    ...(startsJaeger(env)
+      ? {
+          jaeger: {
+            otlpHttpPort: port(env, 'JAEGER_OTLP_PORT', START_DEFAULTS.jaegerOtlpPort),
+            uiPort: port(env, 'JAEGER_UI_PORT', START_DEFAULTS.jaegerUiPort),
+            queryGrpcPort: port(env, 'JAEGER_QUERY_GRPC_PORT', START_DEFAULTS.jaegerQueryGrpcPort),
+          },
+        }
+      : {}),
   };
 }
 

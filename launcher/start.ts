@@ -9,11 +9,19 @@ import { fileURLToPath } from 'node:url';
 import { pollUntil } from '../common/poll.ts';
 import { gatewayConfig } from '../gateway/config.ts';
 import { GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
+import { ensureJaeger, type Jaeger, startJaeger } from './jaeger.ts';
 import { linePrefixer, processLabel } from './line-prefixer.ts';
 import { type LocalTemporal, startLocalTemporal } from './local-temporal.ts';
 import { ManagedProcess } from './managed-process.ts';
 import { catalogLabel, exampleCall, toolRows } from './start-banner.ts';
-import { gatewayLogEnv, localHost, mcpUrl, type StartConfig, startConfig } from './start-config.ts';
+import {
+  gatewayLogEnv,
+  jaegerTraceEnv,
+  localHost,
+  mcpUrl,
+  type StartConfig,
+  startConfig,
+} from './start-config.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LABEL_WIDTH = 8;
@@ -28,6 +36,7 @@ const say = (message: string) => {
 const children: ManagedProcess[] = [];
 let temporalStarting: Promise<LocalTemporal | undefined> = Promise.resolve(undefined);
 let temporalStarted: LocalTemporal | undefined;
+let jaegerStarted: Jaeger | undefined;
 let stopping: Promise<void> | undefined;
 /** Stops a Temporal CLI install in progress: a Ctrl-C does not wait for the build. */
 const installing = new AbortController();
@@ -47,6 +56,7 @@ function shutdown(reason: string, code: number): Promise<void> {
     );
     const temporal = await temporalStarting.catch(() => undefined);
     await temporal?.stop();
+    await jaegerStarted?.stop();
     say('stopped');
     process.exit(code);
   })();
@@ -150,8 +160,25 @@ async function main(): Promise<void> {
     if (bundled.code !== 0) throw new Error(`bundling the workflows failed (${describeExit(bundled)})`);
   }
 
+  if (config.jaeger) {
+    const jaegerOutput = linePrefixer(processLabel('jaeger', LABEL_WIDTH), emit);
+    const binary = await ensureJaeger((chunk) => jaegerOutput.write(chunk));
+    if (stopping) return;
+    jaegerStarted = await startJaeger({
+      binary,
+      host: localHost(config.mcpHost),
+      ...config.jaeger,
+      onOutput: (chunk) => jaegerOutput.write(chunk),
+    });
+    superviseExit(
+      'Jaeger',
+      new Promise((resolve) => jaegerStarted?.child.once('exit', () => resolve('exited'))),
+    );
+  }
+
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...(jaegerStarted ? jaegerTraceEnv(process.env, jaegerStarted.otlpEndpoint) : {}),
     TEMPORAL_ADDRESS: address,
     WORKFLOW_BUNDLE_PATH: bundlePath,
     MCP_HOST: config.mcpHost,
@@ -192,6 +219,7 @@ async function main(): Promise<void> {
   say('ready');
   say(`  MCP endpoint     ${endpoint}`);
   if (temporal) say(`  Temporal Web UI  ${temporal.uiUrl}`);
+  if (jaegerStarted) say(`  Traces (Jaeger)  ${jaegerStarted.uiUrl}`);
   say(`  Temporal         ${address}${temporal ? ` (${temporal.description})` : ' (TEMPORAL_ADDRESS)'}`);
   if (config.devServer) say(`  Data folder      ${config.dataDir}`);
   const served = await servedCatalog(env);
@@ -228,6 +256,7 @@ process.on('exit', () => {
   installing.abort();
   for (const child of children) if (child.running) child.signal('SIGTERM');
   temporalStarted?.kill();
+  jaegerStarted?.child.kill('SIGTERM');
 });
 
 main().catch((err) => {

@@ -154,6 +154,50 @@ describe('a bad catalog names the file, the entry and the field', () => {
       /tools\[1\] \(get_report_result\): the tool name "get_report_result" is also used by/,
     ],
     ['a negative wait budget', () => json([entry({ waitBudgetMs: -1 })]), /waitBudgetMs: must be >= 0/],
+    [
+      'an unknown task support',
+      () => json([entry({ taskSupport: 'always' })]),
+      /taskSupport: must be equal to one of/,
+    ],
+    [
+      'a mirrored header on an object property',
+      () =>
+        json([
+          entry({
+            inputSchema: {
+              type: 'object',
+              properties: { where: { type: 'object', 'x-mcp-header': 'Where' } },
+            },
+          }),
+        ]),
+      /inputSchema\.properties\.where: x-mcp-header needs a property of type string/,
+    ],
+    [
+      'a mirrored header name that is not a token',
+      () =>
+        json([
+          entry({
+            inputSchema: { type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'A B' } } },
+          }),
+        ]),
+      /x-mcp-header must be an HTTP header token/,
+    ],
+    [
+      'two mirrored headers alike but for case',
+      () =>
+        json([
+          entry({
+            inputSchema: {
+              type: 'object',
+              properties: {
+                a: { type: 'string', 'x-mcp-header': 'Region' },
+                b: { type: 'string', 'x-mcp-header': 'region' },
+              },
+            },
+          }),
+        ]),
+      /inputSchema\.properties\.b: x-mcp-header "region" is also declared by inputSchema\.properties\.a/,
+    ],
   ];
   for (const [name, path, message] of cases) {
     test(name, async () => {

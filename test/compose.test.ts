@@ -1,7 +1,8 @@
 // The docker compose stack and the Dockerfile, checked without a Docker engine: the structure of
 // both files, and that everything they run exists in the project and in the image.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -67,9 +68,12 @@ const service = (name: string): Service => {
   return found;
 };
 
-/** "host-ip:host:container" / "host:container" → the container port and the host binding. */
+/**
+ * "host-ip:host:container" / "host:container" → the container port and the host binding, with
+ * every variable at its default.
+ */
 function parsePort(spec: string): { host?: string; hostPort: number; containerPort: number } {
-  const parts = spec.split(':');
+  const parts = interpolate(spec, {}).split(':');
   const containerPort = Number(parts.at(-1));
   const hostPort = Number(parts.at(-2));
   return { host: parts.length === 3 ? parts[0] : undefined, hostPort, containerPort };
@@ -348,9 +352,54 @@ describe('docker-compose.yml', () => {
     ]);
   });
 
-  test('gateway: auth tokens are required from the environment, never written in the file', async () => {
-    const tokens = service('gateway').environment?.MCP_AUTH_TOKENS ?? '';
-    assert.match(tokens, /^\$\{MCP_AUTH_TOKENS:\?.+\}$/);
+  test('gateway: tokens from the environment if set, never written in the file; else one generated on its volume', async () => {
+    const gateway = service('gateway');
+    assert.match(gateway.environment?.MCP_AUTH_TOKENS ?? '', /^\$\{MCP_AUTH_TOKENS:-\}$/);
+    const file = gateway.environment?.MCP_FIRST_START_TOKEN_FILE ?? '';
+    const home = (gateway.volumes ?? [])
+      .map((spec) => bindMount(spec, {}))
+      .find((m) => file.startsWith(`${m.target}/`));
+    assert.ok(home && compose.volumes && home.source in compose.volumes, `${file} lies on a named volume`);
+  });
+
+  test('the first-start token: generated once (principal "user", 256 random bits, mode 600), kept, and only when nothing else authenticates', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'first-start-token-'));
+    try {
+      const file = join(dir, 'gateway-data', 'auth-tokens');
+      const env = { MCP_HOST: '0.0.0.0', MCP_FIRST_START_TOKEN_FILE: file };
+      const first = await gatewayConfig(env);
+      assert.equal(first.firstStartTokenFile, file);
+      const [principal, token] = [...first.authTokens.entries()][0] ?? [];
+      assert.equal(principal, 'user');
+      assert.match(token ?? '', /^[A-Za-z0-9_-]{43}$/);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal(readFileSync(file, 'utf8'), `user:${token}\n`);
+      assert.deepEqual(
+        (await gatewayConfig(env)).authTokens,
+        first.authTokens,
+        'the same token on a restart',
+      );
+
+      const other = join(dir, 'other', 'auth-tokens');
+      const given = await gatewayConfig({
+        ...env,
+        MCP_FIRST_START_TOKEN_FILE: other,
+        MCP_AUTH_TOKENS: `alice:${'a'.repeat(40)}`,
+      });
+      assert.deepEqual([...given.authTokens.keys()], ['alice']);
+      assert.equal(given.firstStartTokenFile, undefined);
+      const loopback = await gatewayConfig({ MCP_HOST: '127.0.0.1', MCP_FIRST_START_TOKEN_FILE: other });
+      assert.equal(loopback.authTokens.size, 0, 'loopback needs no token');
+      assert.equal(existsSync(other), false, 'nothing written when not needed');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('no health check argument holds a space: podman 4.3 splits exec-form arguments at spaces', async () => {
+    for (const [name, svc] of Object.entries(compose.services))
+      for (const arg of (svc as Service).healthcheck?.test ?? [])
+        assert.ok(!/\s/.test(arg), `${name}: ${arg}`);
   });
 
   test('worker: the same image as the gateway, two replicas, no published port', async () => {
@@ -429,8 +478,8 @@ describe('docker-compose.yml', () => {
 
   test('gateway: serves a catalog file from a host folder when MCP_TOOLS_FILE names one, the built-in one otherwise', async () => {
     const gateway = service('gateway');
-    const mounts = gateway.volumes ?? [];
-    assert.equal(mounts.length, 1, JSON.stringify(mounts));
+    const mounts = (gateway.volumes ?? []).filter((spec) => spec.includes(':/catalog'));
+    assert.equal(mounts.length, 1, JSON.stringify(gateway.volumes));
     const spec = mounts[0] as string;
     assert.match(spec, /^\$\{MCP_CATALOG_DIR:-[^}]+\}:/, 'the host folder comes from MCP_CATALOG_DIR');
 

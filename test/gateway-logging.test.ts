@@ -301,9 +301,9 @@ describe('readable logs (LOG_FORMAT=pretty)', () => {
         const headers = { authorization: `Bearer ${SECRET}` };
         await (await fetch(new URL(`/nowhere?access_token=${SECRET}`, prettyOrigin), { headers })).text();
         // Control characters in a request body: a run id the tools/call line shows, and a task id
-        // the refusal's error message quotes.
+        // the refusal's error message quotes (its Mcp-Name header names another task).
         await rpc(prettyUrl, 'tools/call', { name: 'get_mining_result', arguments: { workflow_id: EVIL } });
-        await rawTasksGet(prettyUrl, EVIL);
+        await rawTasksGet(prettyUrl, EVIL, 'mine-other');
         prettyApp.log.info({ token: SECRET }, `got Bearer ${SECRET}`);
       },
       (text) => text.includes('got Bearer'),

@@ -183,6 +183,8 @@ async function npmStart(dataDir: string, options: NpmStartOptions = {}): Promise
     MCP_HOST: '127.0.0.1',
     MCP_PORT: String(mcpPort),
     npm_config_update_notifier: 'false',
+    // npm's own spinner: on Node.js 26 it draws frames on the terminal ahead of the launcher's lines.
+    npm_config_progress: 'false',
   };
   // The path a user gets: a dev server of its own and the workflows bundled at start.
   delete env.TEMPORAL_ADDRESS;

@@ -4,11 +4,14 @@ import * as activities from '../activities/index.ts';
 import { closeSharedNoncePool } from '../activities/pow/nonce-pool.ts';
 import { retryUntil } from '../common/poll.ts';
 import { temporalEnv } from '../common/temporal-env.ts';
+import { startTracing, traceDestination } from '../common/tracing.ts';
 import { workerSettings, workflowSource } from './options.ts';
+import { tracingActivityInterceptors, tracingSinks } from './tracing.ts';
 
 async function main(): Promise<void> {
   const temporal = temporalEnv();
   const settings = workerSettings();
+  const tracing = await startTracing('mcp-worker');
   let connection: NativeConnection;
   try {
     // Backing off from 100 ms to 2 s between attempts.
@@ -23,11 +26,17 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   try {
+    const source = workflowSource(settings);
     const worker = await Worker.create({
       connection,
       namespace: temporal.namespace,
       taskQueue: temporal.taskQueue,
-      ...workflowSource(settings),
+      ...source,
+      interceptors: {
+        ...('interceptors' in source ? source.interceptors : {}),
+        activity: tracingActivityInterceptors(tracing),
+      },
+      sinks: tracingSinks(tracing),
       activities,
       maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
       // Heartbeats leave at most once a second, so a cancellation reaches a block within ~1 s.
@@ -37,12 +46,14 @@ async function main(): Promise<void> {
     console.log(
       `worker: polling task queue "${temporal.taskQueue}" in namespace "${temporal.namespace}" at ${temporal.address}`,
     );
+    if (tracing) console.log(`worker: traces to ${traceDestination()} as service "${tracing.serviceName}"`);
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown that resolves run().
     await worker.run();
     console.log('worker: stopped');
   } finally {
     await closeSharedNoncePool();
     await connection.close();
+    await tracing?.shutdown();
   }
 }
 

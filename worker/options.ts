@@ -3,6 +3,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** The workflow interceptors that trace runs started while tracing (bundled with the workflows). */
+export const TRACING_INTERCEPTORS_PATH = fileURLToPath(
+  new URL('../workflows/tracing-interceptors.ts', import.meta.url),
+);
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../dist/workflow-bundle.js', import.meta.url));
 
 export interface WorkerSettings {
@@ -23,10 +27,13 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
 /** Where the worker takes its workflow code: the prebuilt bundle when there is one, else the sources. */
 export function workflowSource(
   settings: Pick<WorkerSettings, 'workflowBundlePath'>,
-): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+):
+  | { workflowBundle: { codePath: string } }
+  | { workflowsPath: string; interceptors: { workflowModules: string[] } } {
+  // A prebuilt bundle has the interceptors in it (scripts/build-workflow-bundle.ts).
   return settings.workflowBundlePath
     ? { workflowBundle: { codePath: settings.workflowBundlePath } }
-    : { workflowsPath: WORKFLOWS_PATH };
+    : { workflowsPath: WORKFLOWS_PATH, interceptors: { workflowModules: [TRACING_INTERCEPTORS_PATH] } };
 }
 
 export function workerSettings(env: NodeJS.ProcessEnv = process.env): WorkerSettings {

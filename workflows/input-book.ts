@@ -15,6 +15,14 @@ export class InputBook {
     return key;
   }
 
+  /** Asks under a key of the caller's choosing; a key already used in this task is refused. */
+  askAs(key: string, request: InputRequest): string {
+    if (this.outstanding.has(key) || this.answers.has(key))
+      throw new Error(`input key ${key} was used before`);
+    this.outstanding.set(key, request);
+    return key;
+  }
+
   /** Withdraws an outstanding question without an answer (it is replaced by a new one). */
   supersede(key: string): void {
     this.outstanding.delete(key);
@@ -42,9 +50,11 @@ export class InputBook {
   }
 }
 
+// An elicitation's answer is { action, content? }; a sampling or roots answer is any JSON object.
 function isInputResponse(value: unknown): value is InputResponse {
-  if (typeof value !== 'object' || value === null) return false;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const { action, content } = value as Record<string, unknown>;
+  if (action === undefined) return Object.keys(value).length > 0;
   if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return false;
   return (
     content === undefined || (typeof content === 'object' && content !== null && !Array.isArray(content))

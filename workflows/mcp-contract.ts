@@ -11,27 +11,64 @@ export const INPUT_SIGNAL = 'mcp.input';
 /** ApplicationFailure type of a tool-level error: the tool answered, with an error. */
 export const TOOL_ERROR_TYPE = 'McpToolError';
 
-/** An outstanding request for input (an MCP elicitation/create form request). */
-export interface InputRequest {
+/**
+ * An outstanding request for input, as MCP embeds it in an input_required answer or a task: an
+ * elicitation (a form for a person), a sampling request (the client's model) or a roots listing.
+ * `params` are the MCP request's params, passed to the client as they are. The gateway shows a
+ * client only the requests whose capability it declared (elicitation, sampling, roots).
+ */
+export type InputRequest = ElicitationRequest | SamplingRequest | RootsRequest;
+
+export interface ElicitationRequest {
   method: 'elicitation/create';
   params: {
-    mode: 'form';
+    mode?: 'form';
     message: string;
     requestedSchema: {
       type: 'object';
-      properties: Record<string, { type: string; title?: string; description?: string }>;
+      properties: Record<
+        string,
+        { type: string; title?: string; description?: string; [k: string]: unknown }
+      >;
       required?: string[];
     };
   };
 }
 
-/** An answer to one input request, keyed like the request. */
-export interface InputResponse {
+export interface SamplingRequest {
+  method: 'sampling/createMessage';
+  params: { messages: unknown[]; maxTokens: number; [k: string]: unknown };
+}
+
+export interface RootsRequest {
+  method: 'roots/list';
+  params?: Record<string, unknown>;
+}
+
+/**
+ * An answer to one input request, keyed like the request: the bare MCP result of the request.
+ * An elicitation's is `{ action, content? }`; a sampling request's a CreateMessageResult
+ * (`{ role, content, model, stopReason? }`); a roots listing's `{ roots: [{ uri, name? }] }`.
+ */
+export type InputResponse = ElicitationResponse | Record<string, unknown>;
+
+export interface ElicitationResponse {
   action: 'accept' | 'decline' | 'cancel';
   content?: Record<string, unknown>;
 }
 
 export type InputResponses = Record<string, InputResponse>;
+
+/**
+ * The result of a workflow whose catalog entry says `resultShape: toolResult`: an MCP tool result
+ * the gateway passes on as it is (text, image, audio, resource_link and embedded resource blocks),
+ * instead of rendering the workflow's JSON result as text and structuredContent.
+ */
+export interface ToolResultShape {
+  content: Array<Record<string, unknown> & { type: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
 
 /** What the progress query answers. */
 export interface ToolProgress {

@@ -44,6 +44,28 @@ export class McpTool {
     if (!answer) this.inputs.supersede(key);
     return answer;
   }
+
+  /**
+   * Asks several questions at once under the given keys (each unused so far in this run) and waits
+   * until every one is answered, at most `timeoutMs` when given. Resolves with the answers it got;
+   * the unanswered ones are withdrawn.
+   */
+  async askAll(
+    requests: Record<string, InputRequest>,
+    timeoutMs?: number,
+  ): Promise<Record<string, InputResponse>> {
+    const keys = Object.entries(requests).map(([key, request]) => this.inputs.askAs(key, request));
+    const allAnswered = () => keys.every((key) => this.inputs.answer(key) !== undefined);
+    if (timeoutMs === undefined) await condition(allAnswered);
+    else if (timeoutMs > 0) await condition(allAnswered, timeoutMs);
+    const answers: Record<string, InputResponse> = {};
+    for (const key of keys) {
+      const answer = this.inputs.answer(key);
+      if (answer) answers[key] = answer;
+      else this.inputs.supersede(key);
+    }
+    return answers;
+  }
 }
 
 /** A tool-level error: the task completes with isError and this message (not a failed run). */

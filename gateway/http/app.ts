@@ -34,6 +34,8 @@ export interface AppSettings {
   bodyLimitBytes: number;
   /** Bounds of pushed task status (subscriptions/listen with taskIds). */
   listen: SubscriptionLimits;
+  /** How long an input_required answer's requestState stays valid. */
+  inputStateTtlSeconds: number;
   /** The tools served. */
   tools: CatalogTool[];
 }
@@ -97,9 +99,11 @@ export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
       catalog,
       timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
       listen: config.listen,
+      requestStateTtlSeconds: config.inputStateTtlSeconds,
       onError,
     }),
     isPollTool: (name) => catalog.isPollTool(name),
+    catalog,
     authTokens: config.authTokens,
     ...(oauth ? { oauth, toolScopes } : {}),
     bodyLimitBytes: config.bodyLimitBytes,

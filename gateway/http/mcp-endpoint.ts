@@ -4,8 +4,9 @@
 //   1. who is calling: a static bearer token is its principal; any other token, with OAuth
 //      configured, is checked as an access token (oauth.ts); without either, the local principal;
 //   2. what it may do: per-tool OAuth scopes (oauth.ts), the poll rate limit (poll-limit.ts);
-//   3. the standard headers a modern request omitted, filled from its body (a header that
-//      disagrees with the body is still refused, by the SDK);
+//   3. its SEP-2243 headers against its body (request-headers.ts): a 2026-07-28 request missing a
+//      required one, or whose Mcp-Param-* headers miss or disagree with its arguments, is refused
+//      with 400 / -32020 (a header that names something else is refused by the SDK);
 //   4. the MCP layer serves it (mcp/server.ts), with the request's logger bound to the task it is
 //      about, so its lines (and "request completed") carry the task id;
 //   5. the answer written: JSON in one piece with its Content-Length, an event stream piped as it
@@ -18,7 +19,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { type ErrorBody, internalError, unauthorized } from '../mcp/errors.ts';
+import type { Catalog } from '../mcp/catalog.ts';
+import { type ErrorBody, errorBody, HEADER_MISMATCH, internalError, unauthorized } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpServers, withRequestLog } from '../mcp/server.ts';
 import {
   type Identity,
@@ -29,6 +31,8 @@ import {
 } from './oauth.ts';
 import { PollRateLimiter, pollRateLimit } from './poll-limit.ts';
 import { refusedBodyHandler } from './refused-bodies.ts';
+import { judgeRequestHeaders } from './request-headers.ts';
+import { traceRequest } from './request-tracing.ts';
 
 /** principal → token. Empty: authentication is off (loopback only). */
 export type AuthTokens = ReadonlyMap<string, string>;
@@ -48,7 +52,12 @@ export interface McpEndpointOptions {
   bodyLimitBytes?: number;
   /** Polls of one task closer together than this are refused with 429; 0 or absent: off. */
   pollMinIntervalMs?: number;
+  /** The catalog served: its inputSchemas' x-mcp-header declarations are checked on tools/call. */
+  catalog?: ToolSchemas;
 }
+
+/** What the header rules need of the catalog. */
+export type ToolSchemas = Pick<Catalog, 'tool'>;
 
 // ---- 1. who is calling ------------------------------------------------------------------------------
 
@@ -133,50 +142,23 @@ export function bearerAuth(tokens: AuthTokens, oauth?: OAuthResourceServer) {
   };
 }
 
-// ---- 3. standard headers -----------------------------------------------------------------------------
+// ---- 3. request headers ------------------------------------------------------------------------------
 
-const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
-
-/** Which body field the Mcp-Name header mirrors, by method (as the SDK checks it). */
-const NAME_SOURCE: Record<string, string> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
-
-/** A header value must be visible ASCII; anything else is left for the SDK to judge. */
-const HEADER_SAFE = /^[\x20-\x7e]{1,1000}$/;
-
-/**
- * The standard headers to add to a modern request that omitted them; empty when none are missing.
- * Clients in wide use (the Python SDK on tasks/*) send the body right and omit a header; the body
- * says everything the header would. Pure.
- */
-export function missingStandardHeaders(
-  headers: IncomingMessage['headers'],
-  body: unknown,
-): Record<string, string> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
-  const { method, params } = body as { method?: unknown; params?: Record<string, unknown> };
-  if (typeof method !== 'string' || !params || typeof params !== 'object') return {};
-  const meta = params._meta as Record<string, unknown> | undefined;
-  const version = meta?.[PROTOCOL_VERSION_KEY];
-  // Only requests that carry the 2026-07-28 envelope: a 2025-era request has none of these headers.
-  if (typeof version !== 'string') return {};
-  const added: Record<string, string> = {};
-  if (headers['mcp-protocol-version'] === undefined && HEADER_SAFE.test(version)) {
-    added['mcp-protocol-version'] = version;
+/** Answers 400 / -32020 when the request's headers fail the SEP-2243 rules; else adds what they allow. */
+function checkHeaders(request: FastifyRequest, reply: FastifyReply, catalog?: ToolSchemas): boolean {
+  const verdict = judgeRequestHeaders({
+    httpMethod: request.method,
+    headers: request.raw.headers,
+    body: request.body,
+    inputSchemaOf: (name) => catalog?.tool(name)?.inputSchema,
+  });
+  if (verdict.ok) {
+    Object.assign(request.raw.headers, verdict.add);
+    return true;
   }
-  if (headers['mcp-method'] === undefined && HEADER_SAFE.test(method)) added['mcp-method'] = method;
-  const field = NAME_SOURCE[method];
-  const name = field ? params[field] : undefined;
-  if (headers['mcp-name'] === undefined && typeof name === 'string' && HEADER_SAFE.test(name)) {
-    added['mcp-name'] = name;
-  }
-  return added;
+  const { message, data } = verdict.refusal;
+  sendJson(reply, 400, errorBody(requestId(request.body), HEADER_MISMATCH, message, data));
+  return false;
 }
 
 // ---- 4. the task id on the request's log lines -----------------------------------------------------
@@ -337,19 +319,29 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, o
     );
   }
   app.all('/mcp', { bodyLimit }, async (request, reply) => {
-    Object.assign(request.raw.headers, missingStandardHeaders(request.raw.headers, request.body));
+    if (!checkHeaders(request, reply, options.catalog)) return reply;
     reply.hijack();
-    const authInfo = authInfoFor(principalOf(request.raw));
+    const principal = principalOf(request.raw);
+    const authInfo = authInfoFor(principal);
     const body = request.body;
-    const log = { bindTask: (taskId: string | undefined) => bindTask(request, reply, taskId) };
-    await withRequestLog(log, () =>
-      writeResponse(
-        reply.raw,
-        async (signal) =>
-          options.servers.fetch(await toWebRequest(request.raw, body, { signal }), authInfo, body, signal),
-        body,
-        options.onError,
-      ),
-    );
+    await traceRequest(request, reply, principal, (decorate) => {
+      const log = { bindTask: (taskId: string | undefined) => bindTask(request, reply, taskId) };
+      return withRequestLog(log, () =>
+        writeResponse(
+          reply.raw,
+          async (signal) =>
+            decorate(
+              await options.servers.fetch(
+                await toWebRequest(request.raw, body, { signal }),
+                authInfo,
+                body,
+                signal,
+              ),
+            ),
+          body,
+          options.onError,
+        ),
+      );
+    });
   });
 };

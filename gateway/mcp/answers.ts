@@ -6,8 +6,8 @@
 // Task status rules: running → working (input_required when the workflow asks for input);
 // completed → completed with the tool result; a tool-level failure → completed with isError;
 // cancelled → cancelled; any other failure → failed with a JSON-RPC error.
-import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/server';
-import type { InputRequest } from '../../workflows/mcp-contract.ts';
+import { type CallToolResult, type ClientCapabilities, isCallToolResult } from '@modelcontextprotocol/server';
+import { type InputRequest, TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
 import { TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { ExecutionState, ExecutionView, RunningState } from '../temporal/runs.ts';
 import { INTERNAL_ERROR, type JsonRpcErrorObject } from './errors.ts';
@@ -155,6 +155,8 @@ export interface PollTool {
   name: string;
   companions: Companions;
   presentation: Presentation;
+  /** `toolResult`: a completed run's result is itself the MCP tool result (see mcp-contract.ts). */
+  resultShape?: 'json' | 'toolResult';
 }
 
 /** The poll interval in seconds, exactly as the server wants it (500 ms is 0.5, not 1). */
@@ -237,8 +239,18 @@ export function notFoundJson(workflowId: string, tool: PollTool): StartPollJson 
   };
 }
 
-/** The CallToolResult carrying a start/poll JSON: structuredContent plus the same JSON as text. */
+/**
+ * The CallToolResult carrying a start/poll JSON: structuredContent plus the same JSON as text. For
+ * a tool whose results are MCP tool results, a completed run answers its result as it is, and a
+ * tool error as text.
+ */
 export function toolResult(json: StartPollJson, tool: PollTool): CallToolResult {
+  if (tool.resultShape === 'toolResult') {
+    if (json.status === 'completed') return passedOnResult(json.result);
+    if (json.status === 'failed' && json.reason === TOOL_ERROR_TYPE) {
+      return { content: [{ type: 'text', text: json.error.message }], isError: true };
+    }
+  }
   const isError =
     json.status === 'failed' ||
     json.status === 'not_found' ||
@@ -248,6 +260,22 @@ export function toolResult(json: StartPollJson, tool: PollTool): CallToolResult 
     structuredContent: json as unknown as Record<string, unknown>,
     ...(isError ? { isError: true } : {}),
   };
+}
+
+/** A workflow's result that must be an MCP tool result; anything else is the tool's error, said plainly. */
+export function passedOnResult(result: unknown): CallToolResult {
+  if (isCallToolResult(result) && Array.isArray((result as { content?: unknown }).content)) {
+    const { content, structuredContent, isError } = result as CallToolResult;
+    return {
+      content,
+      ...(structuredContent ? { structuredContent } : {}),
+      ...(isError ? { isError: true } : {}),
+    };
+  }
+  const text =
+    'The workflow returned a result that is not an MCP tool result ({ "content": [...] }), as its catalog ' +
+    'entry (resultShape: toolResult) says it must.';
+  return { content: [{ type: 'text', text }], isError: true };
 }
 
 /**
@@ -400,6 +428,45 @@ export function createTaskResult(view: ExecutionView, tool: PollTool, timing: Ta
     `Do not call ${tool.name} again for this request.`;
   const handle = startPollJson(view, tool, timing.pollIntervalMs) as unknown as Record<string, unknown>;
   return { ...task, resultType: 'task', content: [{ type: 'text', text }], structuredContent: handle };
+}
+
+// ---- input-required results (multi-round-trip requests) -------------------------------------------
+
+/** Which capability a client must declare before it may be sent an input request of each method. */
+const CAPABILITY_OF: Record<InputRequest['method'], 'elicitation' | 'sampling' | 'roots'> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/** The outstanding requests this client can answer: those whose capability it declared. */
+export function answerableRequests(
+  requests: Record<string, InputRequest>,
+  capabilities: ClientCapabilities | undefined,
+): Record<string, InputRequest> {
+  const declared = (capabilities ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(requests).filter(([, request]) => {
+      const capability = CAPABILITY_OF[request.method];
+      return (
+        capability !== undefined && typeof declared[capability] === 'object' && declared[capability] !== null
+      );
+    }),
+  );
+}
+
+export interface InputRequiredAnswer {
+  resultType: 'input_required';
+  inputRequests: Record<string, InputRequest>;
+  /** Names the run; the client echoes it with its answers (signed, bound to the caller). */
+  requestState: string;
+}
+
+export function inputRequiredAnswer(
+  requests: Record<string, InputRequest>,
+  requestState: string,
+): InputRequiredAnswer {
+  return { resultType: 'input_required', inputRequests: requests, requestState };
 }
 
 /** tasks/update and tasks/cancel acknowledge with an empty complete result. */

@@ -34,6 +34,11 @@ const ajv = new Ajv2020({
   logger: false,
 });
 addFormats.default(ajv);
+// SEP-2243: a property mirrored into an `Mcp-Param-<Name>` request header (the HTTP layer checks it).
+ajv.addKeyword({ keyword: 'x-mcp-header', schemaType: 'string' });
+// Ajv's strict mode calls a 2020-12 `$anchor` unknown inside a subschema reached through `$ref`
+// (anchors still resolve: Ajv reads them when it indexes the schema).
+ajv.addKeyword('$anchor');
 
 /** Compiles a schema; throws with Ajv's reason when it is not a valid schema. */
 export function compileSchema(schema: JsonSchema): ValidateFunction {
@@ -83,10 +88,26 @@ export interface CatalogTool {
   idPrefix: string;
   /** OAuth scopes a token needs to call the tool, its companions and tasks/* on its tasks. */
   scopes?: string[];
+  /**
+   * Whether a call may become a task (Tasks extension): `optional` (a task for clients that
+   * declared the extension, a start/poll handle for the others), `required` (clients without the
+   * extension are refused before anything starts), `forbidden` (never a task: a handle).
+   */
+  taskSupport: TaskSupport;
+  /**
+   * Client capabilities a call needs (the workflow always asks for sampling, say): a 2026-07-28
+   * request that does not declare them all is refused with -32021 before anything starts.
+   */
+  requiredClientCapabilities?: ClientCapabilityName[];
+  /** `json`: the workflow's result is JSON shown as text and structuredContent; `toolResult`: it is an MCP tool result. */
+  resultShape: 'json' | 'toolResult';
   presentation: Presentation;
   /** The inputSchema, compiled. */
   validateArguments: ValidateFunction;
 }
+
+export type TaskSupport = 'optional' | 'required' | 'forbidden';
+export type ClientCapabilityName = 'elicitation' | 'sampling' | 'roots';
 
 export interface CatalogDefaults {
   taskQueue: string;
@@ -126,6 +147,14 @@ const CATALOG_FILE_SCHEMA: JsonSchema = {
           inputSignal: nonEmpty,
           idPrefix: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9_.]{0,63}$' },
           hooks: nonEmpty,
+          taskSupport: { enum: ['optional', 'required', 'forbidden'] },
+          resultShape: { enum: ['json', 'toolResult'] },
+          requiredClientCapabilities: {
+            type: 'array',
+            minItems: 1,
+            uniqueItems: true,
+            items: { enum: ['elicitation', 'sampling', 'roots'] },
+          },
           scopes: {
             type: 'array',
             minItems: 1,
@@ -202,6 +231,7 @@ export function catalogTool(
       fail('outputSchema', (err as Error).message);
     }
   }
+  checkMirroredHeaders(inputSchema, fail);
   const key = raw.idempotencyKeyArgument;
   const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
   if (key !== undefined && properties[key]?.type !== 'string') {
@@ -231,9 +261,42 @@ export function catalogTool(
     },
     idPrefix: raw.idPrefix ?? name,
     ...(raw.scopes ? { scopes: raw.scopes } : {}),
+    taskSupport: raw.taskSupport ?? 'optional',
+    resultShape: raw.resultShape ?? 'json',
+    ...(raw.requiredClientCapabilities ? { requiredClientCapabilities: raw.requiredClientCapabilities } : {}),
     presentation: raw.hooks ? { ...genericPresentation, ...raw.hooks } : genericPresentation,
     validateArguments,
   };
+}
+
+/** RFC 9110 token: what a header name (and so an `x-mcp-header` value) may be made of. */
+export const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HEADER_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
+
+/**
+ * `x-mcp-header` declarations (SEP-2243): each on a property reached through `properties`, of a
+ * primitive type, named by an HTTP token, no two alike (header names ignore case).
+ */
+function checkMirroredHeaders(schema: JsonSchema, fail: (field: string, reason: string) => never): void {
+  const seen = new Map<string, string>();
+  const visit = (node: unknown, path: string[]) => {
+    if (!node || typeof node !== 'object' || Array.isArray(node)) return;
+    const { properties, 'x-mcp-header': name, type } = node as Record<string, unknown>;
+    const where = `inputSchema.properties.${path.join('.properties.')}`;
+    if (name !== undefined) {
+      if (path.length === 0) fail('inputSchema', 'x-mcp-header belongs on a property, not the schema');
+      if (typeof name !== 'string' || !HEADER_TOKEN.test(name))
+        fail(where, 'x-mcp-header must be an HTTP header token (letters, digits, - and the like)');
+      if (typeof type !== 'string' || !HEADER_TYPES.has(type))
+        fail(where, 'x-mcp-header needs a property of type string, number, integer or boolean');
+      const other = seen.get(String(name).toLowerCase());
+      if (other) fail(where, `x-mcp-header "${name}" is also declared by ${other}`);
+      seen.set(String(name).toLowerCase(), where);
+    }
+    if (!properties || typeof properties !== 'object') return;
+    for (const [key, child] of Object.entries(properties)) visit(child, [...path, key]);
+  };
+  visit(schema, []);
 }
 
 /** Every MCP tool name the catalog serves (tools and companions) must be unique. */
@@ -320,6 +383,13 @@ async function loadHooks(module: string, catalogPath: string, env: NodeJS.Proces
   return hooks as ToolHooks;
 }
 
+// One compiled generic tool for every run of a tool no longer served (compiling per call would
+// keep a schema per call in Ajv).
+const GONE_TOOL = catalogTool(
+  { name: 'gone', description: 'gone', workflow: 'gone', inputSchema: { type: 'object' } },
+  { taskQueue: '', waitBudgetMs: 0 },
+);
+
 /** The catalog as the MCP layer uses it: by tool name and by task id prefix. */
 export class Catalog {
   private readonly byName = new Map<string, CatalogTool>();
@@ -340,11 +410,14 @@ export class Catalog {
   /** The tool that started a run; a tool since gone from the catalog reads generically. */
   toolOfRun(name: string): CatalogTool {
     return (
-      this.byName.get(name) ??
-      catalogTool(
-        { name, description: name, workflow: name, inputSchema: { type: 'object' } },
-        { taskQueue: '', waitBudgetMs: 0 },
-      )
+      this.byName.get(name) ?? {
+        ...GONE_TOOL,
+        name,
+        description: name,
+        workflow: name,
+        idPrefix: name,
+        companions: defaultCompanions(name, false),
+      }
     );
   }
 

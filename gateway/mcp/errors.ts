@@ -15,6 +15,8 @@ export const INVALID_REQUEST = ProtocolErrorCode.InvalidRequest;
 export const INVALID_PARAMS = ProtocolErrorCode.InvalidParams;
 export const INTERNAL_ERROR = ProtocolErrorCode.InternalError;
 export const MISSING_REQUIRED_CLIENT_CAPABILITY = ProtocolErrorCode.MissingRequiredClientCapability;
+/** HeaderMismatch (SEP-2243): request headers missing or at odds with the body; the SDK exports no constant. */
+export const HEADER_MISMATCH = -32020;
 /** Implementation-defined server error (JSON-RPC reserves -32000..-32099): a limit was hit. */
 export const LIMIT_EXCEEDED = -32000;
 /** Body of a 401 (no MCP-defined code exists for it). */
@@ -59,6 +61,13 @@ export function isTaskNotFound(err: unknown): boolean {
 export function missingTasksCapability(): ProtocolError {
   return new ProtocolError(MISSING_REQUIRED_CLIENT_CAPABILITY, 'Missing required client capability', {
     requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  });
+}
+
+/** A tool that needs client capabilities (sampling, elicitation, roots) the request did not declare. */
+export function missingClientCapabilities(names: string[]): ProtocolError {
+  return new ProtocolError(MISSING_REQUIRED_CLIENT_CAPABILITY, 'Missing required client capability', {
+    requiredCapabilities: Object.fromEntries(names.map((name) => [name, {}])),
   });
 }
 

@@ -9,6 +9,7 @@
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { metrics } from '../shared/metrics.ts';
 import { META } from '../shared/protocol.ts';
+import { recordPush } from '../shared/tracing.ts';
 import type { Caller, TemporalBackend } from '../temporal/backend.ts';
 import type { ExecutionView } from '../temporal/runs.ts';
 import { type DetailedTask, declaresTasksExtension, detailedTask, type TaskTiming } from './answers.ts';
@@ -178,10 +179,18 @@ export class TaskSubscriptions {
   private async watch(
     first: ExecutionView,
     caller: Caller,
-    notify: (task: DetailedTask) => void,
+    push: (task: DetailedTask) => void,
     signal: AbortSignal,
   ): Promise<void> {
     let last = first;
+    // Each notification is a span of its own, linked to the trace of the run's start.
+    const notify = (task: DetailedTask) => {
+      recordPush(first.trace, 'notifications/tasks', {
+        'mcp.task.id': task.taskId,
+        'mcp.task.status': task.status,
+      });
+      push(task);
+    };
     const firstTask = this.task(first);
     let lastKey = changeKey(firstTask);
     notify(firstTask);

@@ -10,6 +10,7 @@ import {
   type CallToolResult,
   classifyInboundRequest,
   createMcpHandler,
+  createRequestStateCodec,
   ProtocolError,
   Server,
   type ServerContext,
@@ -18,8 +19,15 @@ import {
 import * as z from 'zod/v4';
 import { metrics, type TaskRequestOutcome, type ToolCallOutcome } from '../shared/metrics.ts';
 import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
+import { annotateSpan } from '../shared/tracing.ts';
 import type { Caller, TemporalBackend } from '../temporal/backend.ts';
-import { declaresTasksExtension, emptyAck, getTaskResult, type TaskTiming } from './answers.ts';
+import {
+  answerableRequests,
+  declaresTasksExtension,
+  emptyAck,
+  getTaskResult,
+  type TaskTiming,
+} from './answers.ts';
 import type { Catalog } from './catalog.ts';
 import {
   errorBody,
@@ -28,13 +36,21 @@ import {
   invalidParams,
   isTaskNotFound,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
+  missingClientCapabilities,
   missingTasksCapability,
   protocolErrorBody,
   taskNotFound,
   toProtocolError,
 } from './errors.ts';
 import { listensForTasks, type SubscriptionLimits, TaskSubscriptions } from './push.ts';
-import { describeIssues, durableTools, type ToolAnswer, type ToolDefinition } from './tools.ts';
+import {
+  describeIssues,
+  durableTools,
+  type InputRounds,
+  type RoundState,
+  type ToolAnswer,
+  type ToolDefinition,
+} from './tools.ts';
 
 export const SERVER_INFO = { name: 'temporal-mcp-gateway', version: '0.1.0' } as const;
 
@@ -51,6 +67,8 @@ export interface McpServerDeps {
   catalog: Catalog;
   timing: TaskTiming;
   listen: SubscriptionLimits;
+  /** How long an input_required answer's requestState stays valid. */
+  requestStateTtlSeconds: number;
   onError?: (error: Error) => void;
 }
 
@@ -102,6 +120,13 @@ export function answerTaskId(answer: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+/** The status a tools/call answer reports: a task's, or the start/poll JSON's. */
+function answerStatus(answer: unknown): string | undefined {
+  const { structuredContent, status } = (answer ?? {}) as AnswerLike & { status?: unknown };
+  const value = (structuredContent as { status?: unknown } | undefined)?.status ?? status;
+  return typeof value === 'string' ? value : undefined;
+}
+
 export function taskRequestOutcome(err: unknown): TaskRequestOutcome {
   if (!(err instanceof ProtocolError)) return 'error';
   if (err.code === MISSING_REQUIRED_CLIENT_CAPABILITY) return 'missing_capability';
@@ -122,10 +147,16 @@ export async function observeToolCall<T>(tool: string, call: () => Promise<T>): 
     const answer = await call();
     const outcome = toolCallOutcome(answer);
     metrics.toolCall(tool, outcome);
+    annotateSpan({
+      'mcp.outcome': outcome,
+      'mcp.task.id': answerTaskId(answer),
+      'mcp.task.status': answerStatus(answer),
+    });
     logFor(answerTaskId(answer))?.info({ tool, outcome, ms: Math.round(elapsed() * 1000) }, 'tools/call');
     return answer;
   } catch (err) {
     metrics.toolCall(tool, 'error');
+    annotateSpan({ 'mcp.outcome': 'error' });
     const internal = !(err instanceof ProtocolError) || err.code !== INVALID_PARAMS;
     const log = logFor(undefined);
     const fields = { tool, outcome: 'error', ms: Math.round(elapsed() * 1000), ...errorFields(err) };
@@ -148,6 +179,10 @@ export async function observeTaskRequest<T>(
     metrics.taskRequest(method, 'ok');
     // A task's status ("working", ...); a subscription's answer is a stream, whose HTTP status is not one.
     const status = (answer as { status?: unknown } | undefined)?.status;
+    annotateSpan({
+      'mcp.outcome': 'ok',
+      ...(typeof status === 'string' ? { 'mcp.task.status': status } : {}),
+    });
     log?.info(
       {
         method,
@@ -161,6 +196,7 @@ export async function observeTaskRequest<T>(
   } catch (err) {
     const outcome = taskRequestOutcome(err);
     metrics.taskRequest(method, outcome);
+    annotateSpan({ 'mcp.outcome': outcome });
     const fields = { method, outcome, ms: Math.round(elapsed() * 1000), ...errorFields(err) };
     if (outcome === 'error') log?.warn(fields, `${method} failed`);
     else log?.info(fields, `${method} refused`);
@@ -170,7 +206,12 @@ export async function observeTaskRequest<T>(
 
 // ---- the servers -------------------------------------------------------------------------------------
 
-function listedTool(tool: ToolDefinition) {
+/**
+ * A tool as tools/list shows it. 2026-07-28 requests also see each start tool's task support
+ * (`execution.taskSupport`, as the Tasks extension declares it); a 2025-era client never gets
+ * tasks, so it is not told of any.
+ */
+function listedTool(tool: ToolDefinition, era: 'legacy' | 'modern') {
   return {
     name: tool.name,
     ...(tool.title ? { title: tool.title } : {}),
@@ -178,6 +219,7 @@ function listedTool(tool: ToolDefinition) {
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    ...(era === 'modern' && tool.taskSupport ? { execution: { taskSupport: tool.taskSupport } } : {}),
   };
 }
 
@@ -185,24 +227,47 @@ function listedTool(tool: ToolDefinition) {
 // the extension always learns that first.
 const anyParams = z.looseObject({});
 const taskIdParams = z.object({ taskId: z.string() });
-export const inputResponsesSchema = z.record(
-  z.string(),
-  z.object({
-    action: z.enum(['accept', 'decline', 'cancel']),
-    content: z.record(z.string(), z.unknown()).optional(),
-  }),
-);
+// An elicitation's answer has an action; a sampling or roots answer is the bare result object.
+const elicitationAnswer = z.object({
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: z.record(z.string(), z.unknown()).optional(),
+});
+const otherAnswer = z
+  .looseObject({})
+  .refine((value) => !('action' in value) && Object.keys(value).length > 0, 'not an input response');
+export const inputResponsesSchema = z.record(z.string(), z.union([elicitationAnswer, otherAnswer]));
+
+function isRoundState(value: unknown): value is RoundState {
+  const state = value as Partial<RoundState> | undefined;
+  return (
+    typeof state === 'object' &&
+    state !== null &&
+    typeof state.workflowId === 'string' &&
+    typeof state.tool === 'string' &&
+    typeof state.round === 'number'
+  );
+}
 
 export class McpServers {
   private readonly tools: Map<string, ToolDefinition>;
-  private readonly listed: ReturnType<typeof listedTool>[];
+  private readonly listed: Record<'legacy' | 'modern', ReturnType<typeof listedTool>[]>;
   private readonly handler: ReturnType<typeof createMcpHandler>;
   private readonly subscriptions: TaskSubscriptions;
+  /** Signs input_required answers' requestState: HMAC with a key of the server secret, bound to the caller. */
+  private readonly requestStates;
 
   constructor(private readonly deps: McpServerDeps) {
     const definitions = deps.catalog.tools.flatMap((tool) => durableTools(tool, deps));
     this.tools = new Map(definitions.map((tool) => [tool.name, tool]));
-    this.listed = definitions.map(listedTool);
+    this.listed = {
+      legacy: definitions.map((tool) => listedTool(tool, 'legacy')),
+      modern: definitions.map((tool) => listedTool(tool, 'modern')),
+    };
+    this.requestStates = createRequestStateCodec<RoundState>({
+      key: deps.backend.derivedKey('request-state'),
+      ttlSeconds: deps.requestStateTtlSeconds,
+      bind: (ctx) => callerFrom(ctx.http?.authInfo).principal,
+    });
     this.handler = createMcpHandler(({ authInfo, era }) => this.create(callerFrom(authInfo), era), {
       onerror: deps.onError,
     });
@@ -269,21 +334,38 @@ export class McpServers {
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: {}, ...extensions },
       instructions: INSTRUCTIONS,
+      // A tampered, expired or another caller's requestState is refused (-32602) before any handler.
+      requestState: { verify: (state, ctx) => this.requestStates.verify(state, ctx) },
     });
-    server.setRequestHandler('tools/list', () => ({ tools: this.listed }) as never);
+    const listed = this.listed[era];
+    server.setRequestHandler('tools/list', () => ({ tools: listed }) as never);
     server.setRequestHandler('tools/call', (request, ctx) =>
       observeToolCall(this.tools.has(request.params.name) ? request.params.name : 'unknown', () =>
-        this.callTool(server, request, ctx, caller),
+        this.callTool(server, request, ctx, caller, era),
       ),
     );
     this.serveTaskMethods(server, caller);
     return server;
   }
 
-  private async callTool(server: Server, request: CallToolRequest, ctx: ServerContext, caller: Caller) {
+  private async callTool(
+    server: Server,
+    request: CallToolRequest,
+    ctx: ServerContext,
+    caller: Caller,
+    era: 'legacy' | 'modern',
+  ) {
     const { name, arguments: raw } = request.params;
     const tool = this.tools.get(name);
     if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+    const takesTasks = declaresTasksExtension(server.getClientCapabilities());
+    // A tool that only runs as a task refuses a client without the extension before anything starts.
+    if (tool.taskSupport === 'required' && !takesTasks) throw missingTasksCapability();
+    if (era === 'modern' && tool.requiredClientCapabilities) {
+      const declared = (server.getClientCapabilities() ?? {}) as Record<string, unknown>;
+      const missing = tool.requiredClientCapabilities.filter((name) => typeof declared[name] !== 'object');
+      if (missing.length > 0) throw missingClientCapabilities(missing);
+    }
     let args: Record<string, unknown>;
     try {
       args = tool.parse(raw ?? {});
@@ -292,13 +374,26 @@ export class McpServers {
     }
     let answer: ToolAnswer;
     try {
-      const takesTasks = declaresTasksExtension(server.getClientCapabilities());
-      answer = await tool.handler(args, { server, ctx, caller, takesTasks });
+      const rounds = era === 'modern' ? this.inputRounds(server, ctx) : undefined;
+      answer = await tool.handler(args, { server, ctx, caller, takesTasks, ...(rounds ? { rounds } : {}) });
     } catch (err) {
       throw toProtocolError(err);
     }
-    if ('resultType' in answer && answer.resultType === 'task') return answer as never;
+    if ('resultType' in answer && (answer.resultType === 'task' || answer.resultType === 'input_required'))
+      return answer as never;
     return server.projectCallToolResult(answer as CallToolResult, undefined) as never;
+  }
+
+  /** A 2026-07-28 call's multi-round-trip material (the SDK verified its requestState already). */
+  private inputRounds(server: Server, ctx: ServerContext): InputRounds {
+    const resumes = ctx.mcpReq.requestState<RoundState>();
+    const capabilities = server.getClientCapabilities();
+    return {
+      ...(isRoundState(resumes) ? { resumes } : {}),
+      ...(ctx.mcpReq.inputResponses ? { responses: ctx.mcpReq.inputResponses } : {}),
+      answerable: (requests) => answerableRequests(requests, capabilities),
+      mint: (state) => this.requestStates.mint(state, ctx),
+    };
   }
 
   /** tasks/get, tasks/update, tasks/cancel: only for requests that declare the extension (-32021). */

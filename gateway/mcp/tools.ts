@@ -4,17 +4,21 @@
 // shapes: the result inline; a task handle for a request that declared the Tasks extension;
 // otherwise the start/poll "running" JSON the companions continue. Companions answer with the
 // start/poll JSON too. Argument schemas sit beside their handlers.
+
+import { setTimeout as delay } from 'node:timers/promises';
 import type { CallToolResult, Server, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import * as z from 'zod/v4';
-import type { InputRequest } from '../../workflows/mcp-contract.ts';
+import type { InputRequest, InputResponse, InputResponses } from '../../workflows/mcp-contract.ts';
 import { META } from '../shared/protocol.ts';
-import type { Caller, TemporalBackend } from '../temporal/backend.ts';
+import type { Caller, TemporalBackend, WaitOutcome } from '../temporal/backend.ts';
 import type { ExecutionView, RequestOrigin } from '../temporal/runs.ts';
 import {
   type CreateTaskResult,
   createTaskResult,
   hasInputRequests,
+  type InputRequiredAnswer,
+  inputRequiredAnswer,
   notFoundJson,
   type ProgressReport,
   startPollJson,
@@ -22,7 +26,14 @@ import {
   type TaskTiming,
   toolResult,
 } from './answers.ts';
-import { type CatalogTool, describeSchemaError, type JsonSchema, jsonSchemaOf } from './catalog.ts';
+import {
+  type CatalogTool,
+  type ClientCapabilityName,
+  describeSchemaError,
+  type JsonSchema,
+  jsonSchemaOf,
+  type TaskSupport,
+} from './catalog.ts';
 import {
   cancelDescription,
   respondDescription,
@@ -31,8 +42,11 @@ import {
 } from './descriptions.ts';
 import { invalidParams } from './errors.ts';
 
-/** What a tool handler may answer: a CallToolResult, or a task handle (resultType "task"). */
-export type ToolAnswer = CallToolResult | CreateTaskResult;
+/**
+ * What a tool handler may answer: a CallToolResult, a task handle (resultType "task"), or a
+ * request for input (resultType "input_required").
+ */
+export type ToolAnswer = CallToolResult | CreateTaskResult | InputRequiredAnswer;
 
 /** One call: the request's server (its client capabilities), context and caller. */
 export interface ToolCall {
@@ -41,6 +55,29 @@ export interface ToolCall {
   caller: Caller;
   /** Whether this request may receive a task (it declared the Tasks extension). */
   takesTasks: boolean;
+  /** Multi-round-trip input (2026-07-28 requests only); absent: input goes through tasks or companions. */
+  rounds?: InputRounds;
+}
+
+/**
+ * A 2026-07-28 request's multi-round-trip material: the run a verified requestState names, the
+ * answers it carries, which input requests this client can answer, and how to mint the state of
+ * the next round.
+ */
+export interface InputRounds {
+  /** The run the retried call continues (from its verified requestState); absent on a first call. */
+  resumes?: RoundState;
+  /** The call's inputResponses, as the SDK lifted them (untrusted). */
+  responses?: Record<string, unknown>;
+  answerable(requests: Record<string, InputRequest>): Record<string, InputRequest>;
+  mint(state: RoundState): Promise<string>;
+}
+
+/** What a requestState carries: the run, the tool it belongs to, and which round asked. */
+export interface RoundState {
+  workflowId: string;
+  tool: string;
+  round: number;
 }
 
 export interface ToolDefinition {
@@ -50,6 +87,10 @@ export interface ToolDefinition {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
+  /** A start tool's task support (Tasks extension); companions have none. */
+  taskSupport?: TaskSupport;
+  /** Client capabilities a call of the start tool needs (2026-07-28 requests are checked). */
+  requiredClientCapabilities?: ClientCapabilityName[];
   /** The checked arguments (defaults filled in); throws an Error naming the first bad field. */
   parse(raw: unknown): Record<string, unknown>;
   handler(args: Record<string, unknown>, call: ToolCall): Promise<ToolAnswer>;
@@ -227,6 +268,7 @@ export function requestOrigin(
 
 /** The content of an accepted form must carry every required field with the requested type. */
 export function checkFormContent(request: InputRequest, content: Record<string, unknown> | undefined): void {
+  if (request.method !== 'elicitation/create') return;
   const { properties, required = [] } = request.params.requestedSchema;
   for (const field of required) {
     if (content?.[field] === undefined)
@@ -246,6 +288,75 @@ function notOutstanding(key: string): string {
     `"${key}" is not an outstanding input request of this run (unknown, already answered or replaced by a newer ` +
     'request); nothing was sent. Use only keys from the latest input_requests.'
   );
+}
+
+// ---- waiting for a run, or for the input it asks ------------------------------------------------
+
+/** Pauses between looks at whether a waiting run asks for input: every 100 ms in its first second, then up to every second. */
+const INPUT_LOOKS_MS = [25, 50, 100, 100, 100, 100, 100, 200, 400, 800, 1_000];
+
+type WaitEnd = WaitOutcome | { kind: 'input'; requests: Record<string, InputRequest> };
+
+/** The answers that look like answers (JSON objects); the workflow ignores keys it did not ask. */
+export function formAnswers(responses: Record<string, unknown> | undefined): InputResponses {
+  const answers: InputResponses = {};
+  for (const [key, value] of Object.entries(responses ?? {})) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    const action = (value as { action?: unknown }).action;
+    if (action !== undefined && action !== 'accept' && action !== 'decline' && action !== 'cancel') continue;
+    answers[key] = value as InputResponse;
+  }
+  return answers;
+}
+
+/**
+ * Waits the tool's budget for the run to close. With multi-round-trip input it also watches the
+ * run's progress query, and ends as soon as the run asks for input this client can answer.
+ * Answers a first call brought along are signalled when the run asks for their keys (once each),
+ * and the wait goes on.
+ */
+async function waitOrAsk(
+  backend: TemporalBackend,
+  tool: CatalogTool,
+  workflowId: string,
+  caller: Caller,
+  gone: AbortSignal,
+  rounds: InputRounds | undefined,
+  carried: Record<string, unknown> | undefined,
+): Promise<WaitEnd> {
+  const { progressQuery: query, inputSignal, waitBudgetMs } = tool;
+  if (!rounds || !query || !inputSignal) return backend.wait(workflowId, waitBudgetMs, gone);
+  const unsent = new Map(Object.entries(formAnswers(carried)));
+  const interrupt = new AbortController();
+  const deadline = Date.now() + waitBudgetMs;
+  let asked: Record<string, InputRequest> | undefined;
+  const watch = async () => {
+    for (let look = 0; ; look++) {
+      const pause = INPUT_LOOKS_MS[Math.min(look, INPUT_LOOKS_MS.length - 1)] as number;
+      if (Date.now() + pause >= deadline) return;
+      await delay(pause, undefined, { signal: interrupt.signal }).catch(() => {});
+      if (interrupt.signal.aborted || gone.aborted) return;
+      const outstanding = (await backend.progressOf(workflowId, caller, query))?.inputRequests ?? {};
+      const due = [...unsent].filter(([key]) => key in outstanding);
+      if (due.length > 0) {
+        for (const [key] of due) unsent.delete(key);
+        await backend.sendInput(workflowId, caller, inputSignal, Object.fromEntries(due));
+        continue;
+      }
+      const answerable = rounds.answerable(outstanding);
+      if (Object.keys(answerable).length > 0) {
+        asked = answerable;
+        interrupt.abort();
+        return;
+      }
+    }
+  };
+  const watching = watch().catch(() => {}); // a failed look ends the looking, never the wait
+  const outcome = await backend.wait(workflowId, waitBudgetMs, gone, interrupt.signal);
+  interrupt.abort();
+  await watching;
+  if (outcome.kind === 'closed' || !asked) return outcome;
+  return { kind: 'input', requests: asked };
 }
 
 /** A catalog tool's MCP tools: its start, result and cancel companions, and respond where it takes input. */
@@ -274,24 +385,54 @@ export function durableTools(tool: CatalogTool, { backend, timing }: ToolDeps): 
     ...(tool.title ? { title: tool.title } : {}),
     description: startDescription(tool),
     inputSchema: tool.inputSchema,
-    outputSchema,
+    // A tool whose results are MCP tool results lists only the schema its entry gives them.
+    ...(tool.resultShape === 'toolResult'
+      ? tool.outputSchema
+        ? { outputSchema: tool.outputSchema }
+        : {}
+      : { outputSchema }),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    taskSupport: tool.taskSupport,
+    ...(tool.requiredClientCapabilities
+      ? { requiredClientCapabilities: tool.requiredClientCapabilities }
+      : {}),
     parse: (raw) => validated<Record<string, unknown>>(tool.validateArguments, raw),
-    async handler(args, { server, ctx, caller, takesTasks }) {
-      const keyArgument = tool.idempotencyKeyArgument;
-      const key = keyArgument ? args[keyArgument] : undefined;
-      const started = await backend.start(
-        {
-          tool,
-          input: presentation.workflowInput(args, keyArgument),
-          arguments: args,
-          ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
-          summary: presentation.summary(tool.name, args, caller.principal),
-        },
-        { ...caller, origin: requestOrigin(server, ctx) },
-      );
-      const { workflowId } = started;
-      const waiting = backend.wait(workflowId, tool.waitBudgetMs, ctx.mcpReq.signal);
+    async handler(args, call) {
+      const { server, ctx, caller, rounds } = call;
+      const takesTasks = call.takesTasks && tool.taskSupport !== 'forbidden';
+      let workflowId: string;
+      let createdAt: Date | undefined;
+      let round = 1;
+      let carried = rounds?.responses;
+      if (rounds?.resumes) {
+        // A retry with answers: the run its requestState names gets them; nothing starts.
+        const resumes = rounds.resumes;
+        if (resumes.tool !== tool.name) throw invalidParams('requestState belongs to a call of another tool');
+        workflowId = resumes.workflowId;
+        round = resumes.round + 1;
+        const answers = formAnswers(carried);
+        carried = undefined;
+        if (tool.inputSignal && Object.keys(answers).length > 0) {
+          if (!(await backend.sendInput(workflowId, caller, tool.inputSignal, answers)))
+            throw invalidParams('requestState names a run that no longer exists');
+        }
+      } else {
+        const keyArgument = tool.idempotencyKeyArgument;
+        const key = keyArgument ? args[keyArgument] : undefined;
+        const started = await backend.start(
+          {
+            tool,
+            input: presentation.workflowInput(args, keyArgument),
+            arguments: args,
+            ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+            summary: presentation.summary(tool.name, args, caller.principal),
+          },
+          { ...caller, origin: requestOrigin(server, ctx) },
+        );
+        workflowId = started.workflowId;
+        createdAt = started.createdAt;
+      }
+      const waiting = waitOrAsk(backend, tool, workflowId, caller, ctx.mcpReq.signal, rounds, carried);
       const token = progressToken(ctx);
       const outcome =
         token === undefined
@@ -307,15 +448,19 @@ export function durableTools(tool: CatalogTool, { backend, timing }: ToolDeps): 
               waiting,
             );
       if (outcome.kind === 'closed') return answer({ workflowId, state: outcome.state });
+      if (outcome.kind === 'input' && rounds) {
+        const state = await rounds.mint({ workflowId, tool: tool.name, round });
+        return inputRequiredAnswer(outcome.requests, state);
+      }
       // A task handle needs only the run's times (tasks/get reports progress); the start/poll
       // answer carries progress, so it also queries the workflow.
-      if (takesTasks && started.createdAt) {
+      if (takesTasks && createdAt) {
         // This call created the run and it was running when the budget ended: nothing to describe.
         const handle: ExecutionView = {
           workflowId,
           tool: tool.name,
-          createdAt: started.createdAt,
-          lastUpdatedAt: started.createdAt,
+          createdAt,
+          lastUpdatedAt: createdAt,
           arguments: args,
           state: { status: 'running' },
         };

@@ -18,7 +18,7 @@ export type ToolCallOutcome = 'inline' | 'task' | 'start_poll' | 'error';
 export type TaskRequestOutcome = 'ok' | 'not_found' | 'invalid_params' | 'missing_capability' | 'error';
 
 /** How a bounded wait ended: the run closed, the budget ran out, the caller left, or an error. */
-export type WaitOutcome = 'closed' | 'budget_spent' | 'caller_gone' | 'error';
+export type WaitOutcome = 'closed' | 'budget_spent' | 'caller_gone' | 'input_required' | 'error';
 
 /** The Temporal calls the gateway makes. */
 export type TemporalOperation =

@@ -5,6 +5,7 @@
 // its id's owner tag (runs.ts): no Temporal call for an id that is not the caller's. Every call has
 // a hard deadline, so an unreachable Temporal is a clear error within seconds, never a hang.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHmac } from 'node:crypto';
 import {
   Client,
   Connection,
@@ -15,9 +16,11 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
 import type { TemporalEnv } from '../../common/temporal-env.ts';
 import type { InputResponses } from '../../workflows/mcp-contract.ts';
-import { metrics } from '../shared/metrics.ts';
+import { metrics, type WaitOutcome as WaitEnd } from '../shared/metrics.ts';
+import { activeTraceCarrier, annotateSpan, inSpan, linkToRun, tracingEnabled } from '../shared/tracing.ts';
 import {
   IdempotencyConflictError,
   isClosedMeanwhile,
@@ -72,7 +75,14 @@ export function createTemporalClient(temporal: TemporalEnv, connectTimeoutMs: nu
   return new Client({
     connection,
     namespace: temporal.namespace,
-    interceptors: { workflow: [metricsInterceptor()] },
+    // With tracing on, every client call is a span under the request's, and a start carries the
+    // trace context to the workflow in its headers.
+    interceptors: {
+      workflow: [
+        metricsInterceptor(),
+        ...(tracingEnabled() ? [new OpenTelemetryWorkflowClientInterceptor()] : []),
+      ],
+    },
     // A progress query on a closed run is refused by Temporal at once instead of replayed on a worker.
     workflow: { queryRejectCondition: 'NOT_OPEN' },
   });
@@ -146,6 +156,14 @@ export class TemporalBackend {
     private readonly client: Client,
     private readonly options: BackendOptions,
   ) {}
+
+  /**
+   * A key for `purpose` derived from the server secret (HMAC-SHA-256), the same on every replica:
+   * one secret, a separate key per use, so a value signed for one use is never valid for another.
+   */
+  derivedKey(purpose: string): Buffer {
+    return createHmac('sha256', this.options.serverSecret).update(`temporal-mcp-gateway:${purpose}`).digest();
+  }
 
   /** A deadline shared by several calls (a start's checks and the start itself). */
   private readonly sharedDeadline = new AsyncLocalStorage<number>();
@@ -233,6 +251,8 @@ export class TemporalBackend {
       arguments: request.arguments,
       principal: caller.principal,
       ...(caller.origin ? { origin: caller.origin } : {}),
+      // Later polls and pushes link to the start's trace (tracing on only).
+      ...(tracingEnabled() ? { trace: activeTraceCarrier() } : {}),
     };
     await this.call(() =>
       this.client.workflow.start(tool.workflow, {
@@ -258,17 +278,40 @@ export class TemporalBackend {
   }
 
   /**
-   * Waits for the run to close, at most `budgetMs` (or until `signal` aborts): resolves the moment
-   * it closes, or with `running` when the budget ends first. Leaves no wait behind; every wait is
-   * timed into the wait histogram with how it ended.
+   * Waits for the run to close, at most `budgetMs` (or until `signal` aborts: the caller left; or
+   * `interrupt` aborts: the run asks for input): resolves the moment it closes, or with `running`
+   * when the wait ends first. Leaves no wait behind; every wait is timed into the wait histogram
+   * with how it ended.
    */
-  async wait(workflowId: string, budgetMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
-    if (budgetMs <= 0 || signal?.aborted) return { kind: 'running' };
+  wait(
+    workflowId: string,
+    budgetMs: number,
+    signal?: AbortSignal,
+    interrupt?: AbortSignal,
+  ): Promise<WaitOutcome> {
+    if (budgetMs <= 0 || signal?.aborted || interrupt?.aborted) return Promise.resolve({ kind: 'running' });
+    return inSpan('wait budget', { 'mcp.task.id': workflowId, 'mcp.wait.budget_ms': budgetMs }, () =>
+      this.waitFor(workflowId, budgetMs, signal, interrupt),
+    );
+  }
+
+  private async waitFor(
+    workflowId: string,
+    budgetMs: number,
+    signal?: AbortSignal,
+    interrupt?: AbortSignal,
+  ): Promise<WaitOutcome> {
     const elapsed = metrics.stopwatch();
+    // How the wait ended: on the wait histogram, and on the wait's span.
+    const ended = (how: WaitEnd) => {
+      metrics.waitObserved(elapsed(), how);
+      annotateSpan({ 'mcp.wait.end': how });
+    };
     const budget = new AbortController();
     const timer = setTimeout(() => budget.abort(new Error('wait budget spent')), budgetMs);
-    const onCallerGone = () => budget.abort(signal?.reason);
-    signal?.addEventListener('abort', onCallerGone, { once: true });
+    const onEnd = () => budget.abort(new Error('wait ended'));
+    signal?.addEventListener('abort', onEnd, { once: true });
+    interrupt?.addEventListener('abort', onEnd, { once: true });
     try {
       const result = await this.client.withAbortSignal(budget.signal, () =>
         metrics.timeTemporal(
@@ -277,23 +320,24 @@ export class TemporalBackend {
           budget.signal,
         ),
       );
-      metrics.waitObserved(elapsed(), 'closed');
+      ended('closed');
       return { kind: 'closed', state: completedState(result) };
     } catch (err) {
       const state = stateFromResultError(err);
       if (state) {
-        metrics.waitObserved(elapsed(), 'closed');
+        ended('closed');
         return { kind: 'closed', state };
       }
       if (budget.signal.aborted) {
-        metrics.waitObserved(elapsed(), signal?.aborted ? 'caller_gone' : 'budget_spent');
+        ended(signal?.aborted ? 'caller_gone' : interrupt?.aborted ? 'input_required' : 'budget_spent');
         return { kind: 'running' };
       }
-      metrics.waitObserved(elapsed(), 'error');
+      ended('error');
       throw err;
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerGone);
+      signal?.removeEventListener('abort', onEnd);
+      interrupt?.removeEventListener('abort', onEnd);
     }
   }
 
@@ -341,6 +385,7 @@ export class TemporalBackend {
     const found = await this.describeOwned(workflowId, caller);
     if (!found) return undefined;
     const { handle, description, memo } = found;
+    linkToRun(memo.trace, { 'mcp.task.id': workflowId });
     const createdAt = memo.createdAt ? new Date(memo.createdAt) : description.startTime;
     const running = description.status.name === 'RUNNING';
     const state: ExecutionState = !running
@@ -354,7 +399,23 @@ export class TemporalBackend {
       lastUpdatedAt: new Date(Math.max(createdAt.getTime(), lastUpdate(description).getTime())),
       arguments: memo.arguments ?? {},
       state,
+      ...(memo.trace ? { trace: memo.trace } : {}),
     };
+  }
+
+  /**
+   * The progress query's answer alone (no describe): what a call waiting on its own run reads to
+   * see whether the workflow asks for input. Undefined when the run is not the caller's, is closed,
+   * or the query fails (the wait goes on either way).
+   */
+  async progressOf(
+    workflowId: string,
+    caller: Caller,
+    queryName: string,
+  ): Promise<ProgressAnswer | undefined> {
+    if (!this.owns(workflowId, caller)) return undefined;
+    const answer = await this.queryProgress(workflowId, queryName);
+    return 'progress' in answer ? answer.progress : undefined;
   }
 
   /**

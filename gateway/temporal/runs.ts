@@ -126,6 +126,14 @@ export interface RunMemo {
   principal: string;
   /** The MCP client and protocol revision that started the run. */
   origin?: RequestOrigin;
+  /** The W3C trace context of the start, when the gateway traced it: polls and pushes link to it. */
+  trace?: RunTrace;
+}
+
+/** A W3C trace context as the memo keeps it. */
+export interface RunTrace {
+  traceparent?: string;
+  tracestate?: string;
 }
 
 function clientLine(origin: RequestOrigin | undefined): string {
@@ -184,6 +192,8 @@ export interface ExecutionView {
   /** The tool arguments the run was started with (defaults applied). */
   arguments: Record<string, unknown>;
   state: ExecutionState;
+  /** The start's trace context, when it was traced. */
+  trace?: RunTrace;
 }
 
 export function completedState(result: unknown): ExecutionState {

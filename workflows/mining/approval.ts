@@ -1,6 +1,6 @@
 // Asking a person whether to publish a mined chain: the request shown to them, and how their
 // answer is read. Pure functions; the waiting happens in the workflow.
-import type { ChainResult, InputRequest, InputResponse } from './types.ts';
+import type { ChainResult, ElicitationResponse, InputRequest, InputResponse } from './types.ts';
 
 export const APPROVAL_KEY_PREFIX = 'approve-publish';
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -32,11 +32,14 @@ export function approvalRequest(chain: Omit<ChainResult, 'publication'>, retryRe
 
 export type ApprovalDecision =
   | { kind: 'approved'; note?: string }
-  | { kind: 'declined'; action: InputResponse['action']; note?: string }
+  | { kind: 'declined'; action: ElicitationResponse['action']; note?: string }
   | { kind: 'invalid'; reason: string };
 
 /** Reads an answer: accept with approve=true publishes; accept with false, decline and cancel do not. */
-export function readApproval(response: InputResponse): ApprovalDecision {
+export function readApproval(answer: InputResponse): ApprovalDecision {
+  const response = answer as Partial<ElicitationResponse>;
+  if (response.action === undefined)
+    return { kind: 'invalid', reason: 'The previous answer was not a form answer.' };
   const note = typeof response.content?.note === 'string' ? response.content.note : undefined;
   if (response.action !== 'accept') return { kind: 'declined', action: response.action, note };
   const approve = response.content?.approve;

@@ -85,17 +85,14 @@ export function miningPresentation(): ToolHooks & Pick<Presentation, 'statusMess
     progressReport(view) {
       const live = view.state.status === 'running' ? liveProgress(view.state) : undefined;
       const message = this.statusMessage(view);
-      const total = typeof view.arguments.blocks === 'number' ? view.arguments.blocks : undefined;
-      if (!live) return { progress: 0, ...(total ? { total } : {}), ...(message ? { message } : {}) };
-      // Blocks done plus the share of the block in flight, by its nonce against the expected work.
+      const blocks = typeof view.arguments.blocks === 'number' ? view.arguments.blocks : 1;
       const difficulty = typeof view.arguments.difficulty === 'number' ? view.arguments.difficulty : 0;
-      const tried = (live.currentBlockNonce ?? -1) + 1;
-      const share = live.currentBlock === null ? 0 : Math.min(0.99, tried / 2 ** difficulty);
-      return {
-        progress: Math.round((live.blocksDone + share) * 1000) / 1000,
-        total: live.blocksTotal,
-        ...(message ? { message } : {}),
-      };
+      // Hashes tried against the hashes the chain is expected to take: a count that moves every
+      // second even at a difficulty where a whole block takes hours. Luck can need more than
+      // expected: the total then follows the count, so progress never passes it.
+      const expected = blocks * 2 ** difficulty;
+      const tried = live ? hashesSoFar(live) : 0;
+      return { progress: tried, total: Math.max(expected, tried), ...(message ? { message } : {}) };
     },
   };
 }

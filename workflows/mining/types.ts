@@ -1,9 +1,14 @@
 // The mining workflow's own types: its input, result and progress details. How it talks to the
 // gateway (progress query, input signal, tool errors) is the generic contract in ../mcp-contract.ts.
 import { defineQuery } from '@temporalio/workflow';
-import { type InputRequest, PROGRESS_QUERY } from '../mcp-contract.ts';
+import { type ElicitationRequest, PROGRESS_QUERY } from '../mcp-contract.ts';
 
-export type { InputRequest, InputResponse } from '../mcp-contract.ts';
+// Mining asks people only: its requests are elicitation forms.
+export type {
+  ElicitationRequest as InputRequest,
+  ElicitationResponse,
+  InputResponse,
+} from '../mcp-contract.ts';
 
 export const MINE_CHAIN_WORKFLOW = 'mineChain';
 
@@ -67,7 +72,7 @@ export interface MiningProgressAnswer {
   message?: string;
   progress?: number;
   total?: number;
-  inputRequests?: Record<string, InputRequest>;
+  inputRequests?: Record<string, ElicitationRequest>;
   mining?: MiningProgress;
 }
 

@@ -1,0 +1,98 @@
+// The span of one POST /mcp, as the HTTP layer sees the request: its method and target from the
+// body, its parent the caller's W3C trace context (`params._meta.traceparent`/`tracestate`, else
+// the HTTP `traceparent`/`tracestate` headers), and, once it runs, its trace id on the request's
+// log lines and in the answer (`result._meta.traceparent` of a JSON answer, and the W3C
+// `traceresponse` header), so a log line, a trace and a Web UI run lead to each other.
+// With tracing off, traceRequest() is a call-through.
+import type { IncomingMessage } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  activeTraceCarrier,
+  activeTraceId,
+  inRequestSpan,
+  type RequestSpanSubject,
+  traceCarrierOf,
+  tracingEnabled,
+} from '../shared/tracing.ts';
+
+const MAX_TARGET_LENGTH = 200;
+
+const text = (value: unknown) =>
+  typeof value === 'string' && value !== '' ? value.slice(0, MAX_TARGET_LENGTH) : undefined;
+
+/** What a request body says about itself, for its span. Pure. */
+export function requestSpanSubject(
+  body: unknown,
+  headers: IncomingMessage['headers'],
+  principal: string,
+): RequestSpanSubject {
+  const { method, params, id } = (body && typeof body === 'object' ? body : {}) as {
+    method?: unknown;
+    params?: Record<string, unknown>;
+    id?: unknown;
+  };
+  const name = text(method) ?? 'mcp';
+  const tool = name === 'tools/call' ? text(params?.name) : undefined;
+  const task = name.startsWith('tasks/') ? text(params?.taskId) : undefined;
+  const workflowId = text((params?.arguments as Record<string, unknown> | undefined)?.workflow_id);
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  const version =
+    text(meta?.['io.modelcontextprotocol/protocolVersion']) ?? text(headers['mcp-protocol-version']);
+  const attributes: RequestSpanSubject['attributes'] = {};
+  if (tool) attributes['gen_ai.tool.name'] = tool;
+  if (task ?? workflowId) attributes['mcp.task.id'] = (task ?? workflowId) as string;
+  if (version) attributes['mcp.protocol.version'] = version;
+  if (typeof id === 'string' || typeof id === 'number') attributes['jsonrpc.request.id'] = String(id);
+  // The envelope's trace context wins: it is the MCP request's own; the headers may be a proxy's.
+  const parent = traceCarrierOf(meta) ?? traceCarrierOf(headers);
+  return { method: name, target: tool ?? task, attributes, principal, ...(parent ? { parent } : {}) };
+}
+
+/**
+ * Adds the request's trace context to a JSON-RPC result's `_meta` (MCP lets any result carry
+ * `_meta`); any other answer (an error, an event stream) is returned as it is.
+ */
+export async function withTraceMeta(response: Response): Promise<Response> {
+  const carrier = activeTraceCarrier();
+  if (!carrier.traceparent) return response;
+  const headers = new Headers(response.headers);
+  headers.set('traceresponse', carrier.traceparent);
+  if (!(headers.get('content-type') ?? '').includes('application/json') || response.body === null) {
+    return new Response(response.body, { status: response.status, headers });
+  }
+  const raw = await response.text();
+  let body: { result?: { _meta?: Record<string, unknown> } };
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return new Response(raw, { status: response.status, headers });
+  }
+  if (!body || typeof body.result !== 'object' || body.result === null) {
+    return new Response(raw, { status: response.status, headers });
+  }
+  body.result._meta = { ...body.result._meta, ...carrier };
+  headers.delete('content-length');
+  return new Response(JSON.stringify(body), { status: response.status, headers });
+}
+
+/**
+ * Serves one /mcp request in its span: `run` gets `decorate`, which adds the trace context to the
+ * answer. Its log lines carry `traceId` from here on.
+ */
+export function traceRequest<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  principal: string,
+  run: (decorate: (response: Response) => Promise<Response>) => Promise<T>,
+): Promise<T> {
+  if (!tracingEnabled()) return run(async (response) => response);
+  return inRequestSpan(requestSpanSubject(request.body, request.raw.headers, principal), () => {
+    const traceId = activeTraceId();
+    if (traceId) {
+      const child = request.log.child({ traceId });
+      request.log = child;
+      reply.log = child;
+    }
+    return run(withTraceMeta);
+  });
+}
