@@ -47,6 +47,7 @@ export const DEFAULTS = {
   bodyLimitBytes: 64 * 1024,
   listenMaxTasks: 100,
   listenMaxStreams: 1_000,
+  listenMaxStreamsPerPrincipal: 20,
   listenKeepAliveMs: 15_000,
   inputStateTtlSeconds: 60 * 60,
 } as const;
@@ -189,6 +190,13 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
     listen: {
       maxTasksPerStream: integer(env, 'MCP_LISTEN_MAX_TASKS', DEFAULTS.listenMaxTasks, 1, 10_000),
       maxStreams: integer(env, 'MCP_LISTEN_MAX_STREAMS', DEFAULTS.listenMaxStreams, 1, 100_000),
+      maxStreamsPerPrincipal: integer(
+        env,
+        'MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL',
+        DEFAULTS.listenMaxStreamsPerPrincipal,
+        1,
+        100_000,
+      ),
       keepAliveMs: DEFAULTS.listenKeepAliveMs,
     },
     // An input_required answer waits for a person: an hour by default to answer and retry.

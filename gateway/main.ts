@@ -67,15 +67,21 @@ app.log.info(
     : 'gateway: tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER)',
 );
 
-// SIGINT/SIGTERM: stop taking requests, finish the ones in flight, close the Temporal connection
-// (giving it at most 2 s: an unreachable Temporal must not hold the exit up), then exit.
+// SIGINT/SIGTERM: end the task streams and answer the calls still waiting (their handles), stop
+// taking requests, finish the ones in flight (at most 10 s, then the connections are closed), close
+// the Temporal connection (at most 2 s: an unreachable Temporal must not hold the exit up), exit.
 let stopping = false;
 async function shutdown(signal: NodeJS.Signals): Promise<void> {
   if (stopping) return;
   stopping = true;
   app.log.info(`gateway: ${signal}, shutting down`);
   try {
-    await app.close();
+    const closed = app.close();
+    if ((await Promise.race([closed.then(() => true), delay(10_000, false, { ref: false })])) === false) {
+      app.log.warn('gateway: requests still open 10 s into the shutdown; closing their connections');
+      app.server.closeAllConnections();
+      await closed;
+    }
     await Promise.race([client.connection.close(), delay(2_000, undefined, { ref: false })]);
     // Pending spans leave before the exit, within the same bound.
     if (tracing) await Promise.race([tracing.shutdown(), delay(2_000, undefined, { ref: false })]);

@@ -14,7 +14,7 @@ import {
 } from '../gateway/config.ts';
 import { isLoopback, loopbackHostnames } from '../gateway/http/loopback.ts';
 import { principalForToken } from '../gateway/http/mcp-endpoint.ts';
-import { PollRateLimiter, polledTaskId } from '../gateway/http/poll-limit.ts';
+import { PollRateLimiter, polledTaskId, polledTaskIds, pollRateLimit } from '../gateway/http/poll-limit.ts';
 import { loadServerSecret, SECRET_FILE_NAME } from '../gateway/server-secret.ts';
 import { differingArguments, isOwnedBy, keyedTaskId } from '../gateway/temporal/runs.ts';
 
@@ -171,6 +171,58 @@ describe('poll rate limiting', () => {
     now += 10_000;
     limiter.check('carol', 't9');
     assert.equal(limiter.size, 1, 'old entries are forgotten');
+  });
+
+  test('the memory has a hard bound: the oldest entries go first past it', async () => {
+    let now = 0;
+    const limiter = new PollRateLimiter(60_000, () => now, 1_000);
+    for (let i = 0; i < 10_000; i++) {
+      now++;
+      assert.equal(limiter.check('alice', `t${i}`), 0);
+    }
+    assert.equal(limiter.size, 1_000);
+    assert.equal(limiter.check('alice', 't9999'), 60_000, 'the newest are kept');
+    assert.equal(limiter.check('alice', 't0'), 0, 'the oldest were forgotten');
+  });
+
+  test('every poll of a batch counts; ids not issued to the caller are never remembered', async () => {
+    const isPollTool = (name: string) => name === 'get_mining_result';
+    const poll = (taskId: string) => ({ method: 'tasks/get', params: { taskId } });
+    assert.deepEqual(polledTaskIds([poll('a'), { method: 'tools/list' }, poll('b'), poll('a')], isPollTool), [
+      'a',
+      'b',
+      'a',
+    ]);
+    assert.deepEqual(polledTaskIds(poll('a'), isPollTool), ['a']);
+
+    const limiter = new PollRateLimiter(1_000, () => 0);
+    const answers: number[] = [];
+    const hook = pollRateLimit(limiter, {
+      principalOf: () => 'alice',
+      isPollTool,
+      issuedTo: (taskId) => taskId.startsWith('mine-'),
+    });
+    const reply = {
+      code(status: number) {
+        answers.push(status);
+        return this;
+      },
+      header() {
+        return this;
+      },
+      send() {
+        return this;
+      },
+    };
+    const call = (body: unknown) => hook({ body } as never, reply as never);
+    // 10,000 made-up ids: each answered "not found" later, none remembered here.
+    for (let i = 0; i < 10_000; i++) await call(poll(`forged-${i}`));
+    assert.equal(limiter.size, 0);
+    assert.deepEqual(answers, []);
+    // A batch polling one task twice is as fast as two polls: refused.
+    await call([poll('mine-1'), poll('mine-1')]);
+    assert.deepEqual(answers, [429]);
+    assert.equal(limiter.size, 1);
   });
 
   test('polls are tasks/get and the result companions', async () => {

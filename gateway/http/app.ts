@@ -14,6 +14,7 @@ import { isLoopback, loopbackHostnames } from './loopback.ts';
 import { type AuthTokens, childLoggerFactory, mcpEndpoint } from './mcp-endpoint.ts';
 import { OAuthResourceServer, protectedResourceRoutes, ToolScopes } from './oauth.ts';
 import type { OAuthSettings } from './oauth-settings.ts';
+import { Readiness } from './readiness.ts';
 
 /** What the app needs of the gateway's settings (config.ts). */
 export interface AppSettings {
@@ -55,23 +56,14 @@ export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
   }
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  const readiness = new Readiness({
+    ping: (timeoutMs) => deps.backend.ping(timeoutMs),
+    timeoutMs: config.readyTimeoutMs,
+    onUnready: (reason) => app.log.warn(`gateway: not ready: Temporal did not answer: ${reason}`),
+  });
   app.get('/readyz', async (_request, reply) => {
-    const { readyTimeoutMs } = config;
-    let timer: NodeJS.Timeout | undefined;
-    const tooSlow = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${readyTimeoutMs} ms`)), readyTimeoutMs);
-    });
-    const ping = deps.backend.ping(readyTimeoutMs);
-    ping.catch(() => {}); // once the bound has answered 503, a late failure has no one to tell
-    try {
-      await Promise.race([ping, tooSlow]);
-      return { status: 'ready', temporal: 'reachable' };
-    } catch (err) {
-      reply.code(503);
-      return { status: 'unavailable', temporal: 'unreachable', error: (err as Error).message };
-    } finally {
-      clearTimeout(timer);
-    }
+    if (await readiness.check()) return { status: 'ready', temporal: 'reachable' };
+    return reply.code(503).send({ status: 'unavailable', temporal: 'unreachable' });
   });
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     const { contentType, body } = await renderMetrics();
@@ -103,6 +95,7 @@ export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
       onError,
     }),
     isPollTool: (name) => catalog.isPollTool(name),
+    issuedTo: (taskId, principal) => deps.backend.issuedTo(taskId, principal),
     catalog,
     authTokens: config.authTokens,
     ...(oauth ? { oauth, toolScopes } : {}),

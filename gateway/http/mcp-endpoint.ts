@@ -22,6 +22,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifyServerOpt
 import type { Catalog } from '../mcp/catalog.ts';
 import { type ErrorBody, errorBody, HEADER_MISMATCH, internalError, unauthorized } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpServers, withRequestLog } from '../mcp/server.ts';
+import { limitJsonDepth } from './json-body.ts';
 import {
   type Identity,
   isRefusal,
@@ -41,6 +42,8 @@ export interface McpEndpointOptions {
   servers: McpServers;
   /** Which tool calls are polls (the poll rate limit applies to them and to tasks/get). */
   isPollTool: (name: string) => boolean;
+  /** Whether a task id was issued to a principal (only those are remembered by the poll limiter). */
+  issuedTo: (taskId: string, principal: string) => boolean;
   onError?: (error: Error) => void;
   /** principal → bearer token; absent or empty: no authentication (loopback only). */
   authTokens?: AuthTokens;
@@ -301,6 +304,8 @@ export async function writeResponse(
 // ---- the route ---------------------------------------------------------------------------------------
 
 export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, options) => {
+  // Streams end and waiting calls answer before the server waits for its connections to close.
+  app.addHook('preClose', async () => options.servers.drain());
   app.addHook('onClose', async () => options.servers.close());
   // Hooks of this plugin apply to /mcp only: /healthz and /readyz stay open for probes.
   const tokens = options.authTokens ?? new Map<string, string>();
@@ -310,12 +315,17 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, o
     app.addHook('preHandler', options.toolScopes.hook(options.oauth, authenticatedIdentity, sendRefusal));
   }
   const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
+  limitJsonDepth(app);
   app.setErrorHandler(refusedBodyHandler(bodyLimit));
   if (options.pollMinIntervalMs) {
     const limiter = new PollRateLimiter(options.pollMinIntervalMs);
     app.addHook(
       'preHandler',
-      pollRateLimit(limiter, (request) => principalOf(request.raw), options.isPollTool),
+      pollRateLimit(limiter, {
+        principalOf: (request) => principalOf(request.raw),
+        isPollTool: options.isPollTool,
+        issuedTo: options.issuedTo,
+      }),
     );
   }
   app.all('/mcp', { bodyLimit }, async (request, reply) => {

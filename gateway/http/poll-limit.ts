@@ -1,5 +1,8 @@
 // Optional poll rate limiting (MCP_POLL_MIN_INTERVAL_MS): a poll of one task sooner than the
-// interval after the previous accepted one is refused with 429 and a Retry-After, counted.
+// interval after the previous accepted one is refused with 429 and a Retry-After, counted. Every
+// message of a JSON-RPC batch counts (a batch of polls of one task is as fast as the polls); only ids
+// issued to the caller are remembered (any other id is answered "not found" without a Temporal
+// call, and must not fill the limiter's memory), and the memory has a hard bound.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pollRateLimited } from '../mcp/errors.ts';
 import { metrics } from '../shared/metrics.ts';
@@ -16,10 +19,19 @@ export function polledTaskId(body: unknown, isPollTool: (name: string) => boolea
   return undefined;
 }
 
+/** Every poll in a body: one for a single message, one per polling message of a batch. */
+export function polledTaskIds(body: unknown, isPollTool: (name: string) => boolean): string[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message) => polledTaskId(message, isPollTool) ?? []);
+}
+
+/** Entries the limiter keeps at most, whatever the traffic (the oldest go first past it). */
+export const MAX_TRACKED_POLLS = 100_000;
+
 /**
  * Remembers when each (principal, task) was last polled. A poll sooner than `minIntervalMs` after
  * the previous accepted one is refused; refused polls do not move the clock. Memory is bounded by
- * forgetting entries older than the interval.
+ * forgetting entries older than the interval, and by `maxEntries`.
  */
 export class PollRateLimiter {
   private readonly last = new Map<string, number>();
@@ -28,6 +40,7 @@ export class PollRateLimiter {
   constructor(
     readonly minIntervalMs: number,
     private readonly now: () => number = Date.now,
+    private readonly maxEntries = MAX_TRACKED_POLLS,
   ) {}
 
   /** 0 when the poll may go ahead (and is recorded), else the milliseconds to wait. */
@@ -38,7 +51,13 @@ export class PollRateLimiter {
     const previous = this.last.get(key);
     if (previous !== undefined && now - previous < this.minIntervalMs)
       return this.minIntervalMs - (now - previous);
+    // Re-inserted, so the map's order stays oldest-first for eviction.
+    this.last.delete(key);
     this.last.set(key, now);
+    if (this.last.size > this.maxEntries) {
+      const oldest = this.last.keys().next().value;
+      if (oldest !== undefined) this.last.delete(oldest);
+    }
     return 0;
   }
 
@@ -49,26 +68,37 @@ export class PollRateLimiter {
   private sweep(now: number): void {
     if (now < this.nextSweep) return;
     this.nextSweep = now + this.minIntervalMs;
-    for (const [key, at] of this.last) if (now - at >= this.minIntervalMs) this.last.delete(key);
+    for (const [key, at] of this.last) {
+      if (now - at < this.minIntervalMs) break; // oldest first: the rest are younger
+      this.last.delete(key);
+    }
   }
 }
 
+export interface PollRateLimitOptions {
+  principalOf: (request: FastifyRequest) => string;
+  isPollTool: (name: string) => boolean;
+  /** Whether the id is one the gateway issued to the principal (a local check, no Temporal call). */
+  issuedTo: (taskId: string, principal: string) => boolean;
+}
+
 /** preHandler hook for /mcp: polls faster than the limiter allows → 429 with a JSON-RPC error, counted. */
-export function pollRateLimit(
-  limiter: PollRateLimiter,
-  principalOf: (request: FastifyRequest) => string,
-  isPollTool: (name: string) => boolean,
-) {
+export function pollRateLimit(limiter: PollRateLimiter, options: PollRateLimitOptions) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const taskId = polledTaskId(request.body, isPollTool);
-    if (taskId === undefined) return;
-    const waitMs = limiter.check(principalOf(request), taskId);
-    if (waitMs === 0) return;
-    metrics.pollRateLimited();
-    return reply
-      .code(429)
-      .header('retry-after', String(Math.max(1, Math.ceil(waitMs / 1000))))
-      .header('content-type', 'application/json')
-      .send(pollRateLimited((request.body as { id?: unknown }).id, taskId, limiter.minIntervalMs, waitMs));
+    const taskIds = polledTaskIds(request.body, options.isPollTool);
+    if (taskIds.length === 0) return;
+    const principal = options.principalOf(request);
+    for (const taskId of taskIds) {
+      if (!options.issuedTo(taskId, principal)) continue;
+      const waitMs = limiter.check(principal, taskId);
+      if (waitMs === 0) continue;
+      metrics.pollRateLimited();
+      const id = Array.isArray(request.body) ? null : (request.body as { id?: unknown }).id;
+      return reply
+        .code(429)
+        .header('retry-after', String(Math.max(1, Math.ceil(waitMs / 1000))))
+        .header('content-type', 'application/json')
+        .send(pollRateLimited(id, taskId, limiter.minIntervalMs, waitMs));
+    }
   };
 }

@@ -104,6 +104,26 @@ export function subscriptionLimit(limit: number): ProtocolError {
   );
 }
 
+/** Too many task subscriptions open for one principal on this gateway. */
+export function principalSubscriptionLimit(limit: number): ProtocolError {
+  return new ProtocolError(
+    LIMIT_EXCEEDED,
+    `Too many task subscriptions open for this caller (the limit is ${limit}, ` +
+      'MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL); watch several tasks on one stream, or poll with tasks/get',
+    { reason: 'principal_subscription_limit' },
+  );
+}
+
+/** The last frame of a task stream whose client stopped reading it. */
+export function slowSubscriber(unreadFrames: number): ProtocolError {
+  return new ProtocolError(
+    LIMIT_EXCEEDED,
+    `Task subscription closed: the client left more than ${unreadFrames} notifications unread; ` +
+      'listen again, reading the stream as it comes',
+    { reason: 'slow_subscriber' },
+  );
+}
+
 /**
  * Any error thrown while serving a request → the ProtocolError the client receives. Errors that are
  * already JSON-RPC errors pass through; Temporal's "not found" is the unknown-task error.

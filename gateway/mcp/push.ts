@@ -3,27 +3,42 @@
 // ids (another principal's and an unknown id are left out alike); then a `notifications/tasks`
 // carrying the detailed task (as tasks/get returns it) whenever a subscribed task changes status,
 // its status line or its input requests, and the moment it ends. Every gateway watches Temporal
-// itself: completion through one long poll per task, progress and input at the poll interval. When
-// every subscribed task has ended the stream closes with its result; when the client goes away
-// every long poll it caused ends. Refusals are thrown as ProtocolErrors (server.ts answers them).
+// itself, once per task however many streams hold it: completion through one long poll, progress
+// and input at the poll interval, fanned out to every stream. When every subscribed task has ended
+// the stream closes with its result; when the client goes away the watches only it held end. Limits
+// (streams per gateway and per principal) are taken before any await, so concurrent listens cannot
+// all pass one check; a client that stops reading is closed once its stream holds too many frames;
+// on shutdown every stream ends with its result. Refusals are thrown as ProtocolErrors (server.ts
+// answers them).
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { metrics } from '../shared/metrics.ts';
 import { META } from '../shared/protocol.ts';
 import { recordPush } from '../shared/tracing.ts';
 import type { Caller, TemporalBackend } from '../temporal/backend.ts';
-import type { ExecutionView } from '../temporal/runs.ts';
+import type { ExecutionState, ExecutionView } from '../temporal/runs.ts';
 import { type DetailedTask, declaresTasksExtension, detailedTask, type TaskTiming } from './answers.ts';
 import type { Catalog } from './catalog.ts';
-import { invalidParams, missingTasksCapability, subscriptionLimit } from './errors.ts';
+import {
+  invalidParams,
+  missingTasksCapability,
+  principalSubscriptionLimit,
+  slowSubscriber,
+  subscriptionLimit,
+} from './errors.ts';
 
 export interface SubscriptionLimits {
   /** Task ids one stream may watch. */
   maxTasksPerStream: number;
   /** Task streams open at once on this gateway. */
   maxStreams: number;
+  /** Task streams one principal may hold open at once on this gateway. */
+  maxStreamsPerPrincipal: number;
   /** Comment frames that keep idle proxies from closing the stream. */
   keepAliveMs: number;
 }
+
+/** Frames a stream may hold unread before its client is taken to have stopped reading. */
+export const MAX_UNREAD_FRAMES = 256;
 
 export interface TaskSubscriptionsDeps {
   backend: TemporalBackend;
@@ -59,8 +74,20 @@ const changeKey = (task: DetailedTask) =>
     task.status === 'input_required' ? Object.keys(task.inputRequests).sort() : [],
   ]);
 
+type Push = (task: DetailedTask) => void;
+
+/** One task watched on Temporal for every stream that holds it. */
+interface Watch {
+  subscribers: Set<Push>;
+  stop: AbortController;
+  ended: Promise<void>;
+}
+
 export class TaskSubscriptions {
   private open = 0;
+  private readonly openBy = new Map<string, number>();
+  private readonly watches = new Map<string, Watch>();
+  private readonly closers = new Set<() => void>();
 
   constructor(private readonly deps: TaskSubscriptionsDeps) {}
 
@@ -80,11 +107,41 @@ export class TaskSubscriptions {
           `got ${requested.length}`,
       );
     }
+    const release = this.reserve(caller.principal);
+    try {
+      // The caller's own, existing tasks only: a foreign or unknown id is left out, the same way.
+      const views = await Promise.all(requested.map((taskId) => this.view(taskId, caller)));
+      const honoured = views.filter((view): view is ExecutionView => view !== undefined);
+      return this.stream(id, honoured, caller, signal, release);
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  /** Ends every stream with its result (the gateway is shutting down); the watches end with them. */
+  closeAll(): void {
+    for (const close of [...this.closers]) close();
+  }
+
+  /** Takes a stream slot of the gateway and of the principal at once, or refuses; returns its release. */
+  private reserve(principal: string): () => void {
+    const limits = this.deps.listen;
     if (this.open >= limits.maxStreams) throw subscriptionLimit(limits.maxStreams);
-    // The caller's own, existing tasks only: a foreign or unknown id is left out, the same way.
-    const views = await Promise.all(requested.map((taskId) => this.view(taskId, caller)));
-    const honoured = views.filter((view): view is ExecutionView => view !== undefined);
-    return this.stream(id, honoured, caller, signal);
+    const held = this.openBy.get(principal) ?? 0;
+    if (held >= limits.maxStreamsPerPrincipal)
+      throw principalSubscriptionLimit(limits.maxStreamsPerPrincipal);
+    this.open++;
+    this.openBy.set(principal, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.open--;
+      const left = (this.openBy.get(principal) ?? 1) - 1;
+      if (left > 0) this.openBy.set(principal, left);
+      else this.openBy.delete(principal);
+    };
   }
 
   private view(taskId: string, caller: Caller, withProgress = true): Promise<ExecutionView | undefined> {
@@ -96,36 +153,56 @@ export class TaskSubscriptions {
     return detailedTask(view, this.deps.catalog.toolOfRun(view.tool), this.deps.timing);
   }
 
-  private stream(id: string | number, views: ExecutionView[], caller: Caller, signal: AbortSignal): Response {
+  private stream(
+    id: string | number,
+    views: ExecutionView[],
+    caller: Caller,
+    signal: AbortSignal,
+    release: () => void,
+  ): Response {
     const encoder = new TextEncoder();
     const stop = new AbortController();
     const closeCount = metrics.subscriptionOpened();
-    this.open++;
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let keepAlive: NodeJS.Timeout | undefined;
     let closed = false;
-    const frame = (text: string) => {
-      if (!closed) controller.enqueue(encoder.encode(text));
-    };
-    const send = (message: object) => frame(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-    const close = (graceful: boolean) => {
+    const enqueue = (text: string) => controller.enqueue(encoder.encode(text));
+    const message = (body: object) => `event: message\ndata: ${JSON.stringify(body)}\n\n`;
+    const close = (graceful: boolean, error?: { code: number; message: string; data?: unknown }) => {
       if (closed) return;
-      if (graceful) {
-        send({
-          jsonrpc: '2.0',
-          id,
-          result: { resultType: 'complete', _meta: { [META.subscriptionId]: id } },
-        });
+      if (error) enqueue(message({ jsonrpc: '2.0', id, error }));
+      else if (graceful) {
+        enqueue(
+          message({
+            jsonrpc: '2.0',
+            id,
+            result: { resultType: 'complete', _meta: { [META.subscriptionId]: id } },
+          }),
+        );
       }
       closed = true;
       stop.abort();
       clearInterval(keepAlive);
       signal.removeEventListener('abort', onGone);
-      this.open--;
+      this.closers.delete(closeGracefully);
+      release();
       closeCount();
       controller.close();
     };
+    const closeGracefully = () => close(true);
     const onGone = () => close(false);
+    // A client that stops reading: its frames pile up here (the HTTP layer waits for the socket to
+    // drain); past the bound the stream ends with the reason, instead of growing without end.
+    const frame = (text: string) => {
+      if (closed) return;
+      if ((controller.desiredSize ?? 0) < -MAX_UNREAD_FRAMES) {
+        const refusal = slowSubscriber(MAX_UNREAD_FRAMES);
+        close(false, { code: refusal.code, message: refusal.message, data: refusal.data });
+        return;
+      }
+      enqueue(text);
+    };
+    const send = (body: object) => frame(message(body));
     const notify = (task: DetailedTask) =>
       send({
         jsonrpc: '2.0',
@@ -135,6 +212,7 @@ export class TaskSubscriptions {
     const body = new ReadableStream<Uint8Array>({
       start: (streamController) => {
         controller = streamController;
+        this.closers.add(closeGracefully);
         send({
           jsonrpc: '2.0',
           method: 'notifications/subscriptions/acknowledged',
@@ -146,7 +224,7 @@ export class TaskSubscriptions {
         keepAlive = setInterval(() => frame(': keepalive\n\n'), this.deps.listen.keepAliveMs);
         signal.addEventListener('abort', onGone, { once: true });
         if (signal.aborted) return close(false);
-        Promise.all(views.map((view) => this.watch(view, caller, notify, stop.signal))).then(
+        Promise.all(views.map((view) => this.subscribe(view, caller, notify, stop.signal))).then(
           () => close(true),
           () => close(false),
         );
@@ -156,6 +234,45 @@ export class TaskSubscriptions {
     return new Response(body, {
       status: 200,
       headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' },
+    });
+  }
+
+  /**
+   * Pushes one task to one stream until it ends or `signal` aborts: its state now, then every
+   * change the task's shared watch sees. The watch starts with its first subscriber and stops when
+   * the task ends or its last subscriber leaves.
+   */
+  private subscribe(first: ExecutionView, caller: Caller, push: Push, signal: AbortSignal): Promise<void> {
+    const firstTask = this.task(first);
+    push(firstTask);
+    if (terminal(firstTask) || signal.aborted) return Promise.resolve();
+    let watch = this.watches.get(first.workflowId);
+    if (!watch) {
+      const created: Watch = {
+        subscribers: new Set(),
+        stop: new AbortController(),
+        ended: Promise.resolve(),
+      };
+      created.ended = this.watch(first, caller, created).finally(() => {
+        if (this.watches.get(first.workflowId) === created) this.watches.delete(first.workflowId);
+      });
+      this.watches.set(first.workflowId, created);
+      watch = created;
+    }
+    const shared = watch;
+    shared.subscribers.add(push);
+    return new Promise<void>((resolve) => {
+      const leave = () => {
+        shared.subscribers.delete(push);
+        if (shared.subscribers.size === 0) shared.stop.abort();
+        resolve();
+      };
+      signal.addEventListener('abort', leave, { once: true });
+      shared.ended.then(() => {
+        signal.removeEventListener('abort', leave);
+        shared.subscribers.delete(push);
+        resolve();
+      });
     });
   }
 
@@ -173,43 +290,46 @@ export class TaskSubscriptions {
   }
 
   /**
-   * Pushes one task until it ends or `signal` aborts: its state now, then its outcome the moment
-   * the run closes (the long poll), and any change the poll interval shows before that.
+   * Watches one task for all its subscribers until it ends, disappears, or nobody holds it: the
+   * outcome the moment the run closes (the long poll), and any change the poll interval shows
+   * before that.
    */
-  private async watch(
-    first: ExecutionView,
-    caller: Caller,
-    push: (task: DetailedTask) => void,
-    signal: AbortSignal,
-  ): Promise<void> {
+  private async watch(first: ExecutionView, caller: Caller, watch: Watch): Promise<void> {
+    const signal = watch.stop.signal;
     let last = first;
+    let lastKey = changeKey(this.task(first));
     // Each notification is a span of its own, linked to the trace of the run's start.
     const notify = (task: DetailedTask) => {
       recordPush(first.trace, 'notifications/tasks', {
         'mcp.task.id': task.taskId,
         'mcp.task.status': task.status,
       });
-      push(task);
+      for (const push of watch.subscribers) push(task);
     };
-    const firstTask = this.task(first);
-    let lastKey = changeKey(firstTask);
-    notify(firstTask);
-    if (terminal(firstTask)) return;
     // A long poll that fails (Temporal unreachable for a while) leaves the interval to find the end.
-    const closing = this.deps.backend
+    let closing: Promise<{ state: ExecutionState } | undefined> | undefined = this.deps.backend
       .closed(first.workflowId, signal)
       .then((state) => (state ? { state } : undefined))
-      .catch(() => new Promise<never>(() => {}));
+      .catch(() => {
+        closing = undefined;
+        return undefined;
+      });
     while (!signal.aborted) {
-      const next = await Promise.race([closing, this.tick(signal)]);
+      const next = await (closing ? Promise.race([closing, this.tick(signal)]) : this.tick(signal));
       if (signal.aborted) return;
       if (next && next !== 'tick') {
         // Closed: its outcome now, from what the long poll returned (no further call).
         notify(this.task({ ...last, lastUpdatedAt: new Date(), state: next.state }));
         return;
       }
-      const view = await this.view(first.workflowId, caller).catch(() => undefined);
-      if (!view || signal.aborted) continue;
+      let view: ExecutionView | undefined;
+      try {
+        view = await this.view(first.workflowId, caller);
+      } catch {
+        continue; // Temporal did not answer: look again at the next tick
+      }
+      if (signal.aborted) return;
+      if (!view) return; // gone (its retention ended): nothing more will ever change
       const task = this.task(view);
       if (changeKey(task) !== lastKey) {
         notify(task);

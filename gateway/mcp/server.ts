@@ -4,6 +4,7 @@
 // Temporal), and subscriptions/listen for tasks (push.ts). Each request is counted and logged once
 // (one metric increment, one line carrying the task id it is about).
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   type AuthInfo,
   type CallToolRequest,
@@ -51,6 +52,9 @@ import {
   type ToolAnswer,
   type ToolDefinition,
 } from './tools.ts';
+
+/** Longest a shutdown waits for the tool calls in flight to answer before closing their exchanges. */
+const DRAIN_CALLS_MS = 5_000;
 
 export const SERVER_INFO = { name: 'temporal-mcp-gateway', version: '0.1.0' } as const;
 
@@ -256,8 +260,15 @@ export class McpServers {
   /** Signs input_required answers' requestState: HMAC with a key of the server secret, bound to the caller. */
   private readonly requestStates;
 
+  /** Aborts at shutdown: waiting tool calls answer their handles, task streams end. */
+  private readonly stopping = new AbortController();
+  /** tools/call answers not yet given. */
+  private readonly calls = new Set<Promise<unknown>>();
+
   constructor(private readonly deps: McpServerDeps) {
-    const definitions = deps.catalog.tools.flatMap((tool) => durableTools(tool, deps));
+    const definitions = deps.catalog.tools.flatMap((tool) =>
+      durableTools(tool, { ...deps, stopping: this.stopping.signal }),
+    );
     this.tools = new Map(definitions.map((tool) => [tool.name, tool]));
     this.listed = {
       legacy: definitions.map((tool) => listedTool(tool, 'legacy')),
@@ -321,6 +332,24 @@ export class McpServers {
     }
   }
 
+  /**
+   * First step of a shutdown, before the HTTP server waits for its connections: every task stream
+   * ends with its result, every SDK stream is closed, and every tool call still waiting stops
+   * waiting and answers its task or handle (the run goes on; nothing is cut off without an answer).
+   */
+  async drain(): Promise<void> {
+    this.stopping.abort();
+    this.subscriptions.closeAll();
+    // The SDK's close ends every exchange it holds, a call's included: first let the waiting calls
+    // answer (they stop waiting at once; each still describes its run), within a bound.
+    await Promise.race([
+      Promise.allSettled([...this.calls]),
+      delay(DRAIN_CALLS_MS, undefined, { ref: false }),
+    ]);
+    await new Promise((resolve) => setImmediate(resolve)); // their answers written before the close
+    await this.handler.close();
+  }
+
   close(): Promise<void> {
     return this.handler.close();
   }
@@ -339,11 +368,16 @@ export class McpServers {
     });
     const listed = this.listed[era];
     server.setRequestHandler('tools/list', () => ({ tools: listed }) as never);
-    server.setRequestHandler('tools/call', (request, ctx) =>
-      observeToolCall(this.tools.has(request.params.name) ? request.params.name : 'unknown', () =>
-        this.callTool(server, request, ctx, caller, era),
-      ),
-    );
+    server.setRequestHandler('tools/call', (request, ctx) => {
+      const answer = observeToolCall(
+        this.tools.has(request.params.name) ? request.params.name : 'unknown',
+        () => this.callTool(server, request, ctx, caller, era),
+      );
+      this.calls.add(answer);
+      const done = () => this.calls.delete(answer);
+      answer.then(done, done);
+      return answer;
+    });
     this.serveTaskMethods(server, caller);
     return server;
   }

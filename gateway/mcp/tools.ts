@@ -99,6 +99,8 @@ export interface ToolDefinition {
 export interface ToolDeps {
   backend: TemporalBackend;
   timing: TaskTiming;
+  /** Aborts when the gateway shuts down: a waiting call stops waiting and answers its handle. */
+  stopping?: AbortSignal;
 }
 
 /** "difficulty: Too big: expected int to be <=40" — every problem, naming the field. */
@@ -323,11 +325,15 @@ async function waitOrAsk(
   gone: AbortSignal,
   rounds: InputRounds | undefined,
   carried: Record<string, unknown> | undefined,
+  stopping: AbortSignal | undefined,
 ): Promise<WaitEnd> {
   const { progressQuery: query, inputSignal, waitBudgetMs } = tool;
-  if (!rounds || !query || !inputSignal) return backend.wait(workflowId, waitBudgetMs, gone);
+  if (!rounds || !query || !inputSignal) return backend.wait(workflowId, waitBudgetMs, gone, stopping);
   const unsent = new Map(Object.entries(formAnswers(carried)));
   const interrupt = new AbortController();
+  const stop = () => interrupt.abort();
+  stopping?.addEventListener('abort', stop, { once: true });
+  if (stopping?.aborted) stop();
   const deadline = Date.now() + waitBudgetMs;
   let asked: Record<string, InputRequest> | undefined;
   const watch = async () => {
@@ -354,13 +360,14 @@ async function waitOrAsk(
   const watching = watch().catch(() => {}); // a failed look ends the looking, never the wait
   const outcome = await backend.wait(workflowId, waitBudgetMs, gone, interrupt.signal);
   interrupt.abort();
+  stopping?.removeEventListener('abort', stop);
   await watching;
   if (outcome.kind === 'closed' || !asked) return outcome;
   return { kind: 'input', requests: asked };
 }
 
 /** A catalog tool's MCP tools: its start, result and cancel companions, and respond where it takes input. */
-export function durableTools(tool: CatalogTool, { backend, timing }: ToolDeps): ToolDefinition[] {
+export function durableTools(tool: CatalogTool, { backend, timing, stopping }: ToolDeps): ToolDefinition[] {
   const { presentation, companions, progressQuery } = tool;
   // Every answer of the tool and its companions is the start/poll JSON: one schema for all.
   const outputSchema = startPollOutputSchema(tool.outputSchema ?? {});
@@ -374,7 +381,7 @@ export function durableTools(tool: CatalogTool, { backend, timing }: ToolDeps): 
   };
   /** After an action: the result if the run closes within the budget, else its state now. */
   const settle = async (id: string, { caller, ctx }: ToolCall) => {
-    const outcome = await backend.wait(id, tool.waitBudgetMs, ctx.mcpReq.signal);
+    const outcome = await backend.wait(id, tool.waitBudgetMs, ctx.mcpReq.signal, stopping);
     if (outcome.kind === 'closed') return answer({ workflowId: id, state: outcome.state });
     const now = await view(id, caller);
     return now ? answer(now) : notFound(id);
@@ -432,7 +439,16 @@ export function durableTools(tool: CatalogTool, { backend, timing }: ToolDeps): 
         workflowId = started.workflowId;
         createdAt = started.createdAt;
       }
-      const waiting = waitOrAsk(backend, tool, workflowId, caller, ctx.mcpReq.signal, rounds, carried);
+      const waiting = waitOrAsk(
+        backend,
+        tool,
+        workflowId,
+        caller,
+        ctx.mcpReq.signal,
+        rounds,
+        carried,
+        stopping,
+      );
       const token = progressToken(ctx);
       const outcome =
         token === undefined

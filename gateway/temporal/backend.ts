@@ -462,6 +462,11 @@ export class TemporalBackend {
     );
   }
 
+  /** Whether the id is one a gateway with this secret issued to `principal` (no Temporal call). */
+  issuedTo(workflowId: string, principal: string): boolean {
+    return isOwnedBy(this.options.serverSecret, principal, workflowId);
+  }
+
   /** Whether the id is one this gateway issued to the caller, for `idPrefix`'s tool if given (no Temporal call). */
   private owns(workflowId: string, caller: Caller, idPrefix?: string): boolean {
     if (idPrefix !== undefined && taskIdPrefix(workflowId) !== idPrefix) return false;

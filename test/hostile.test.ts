@@ -1,0 +1,313 @@
+// Hostile callers against the real stack (dev server, worker process, gateways in-process and as a
+// process): concurrent listens past the caps, the same tasks watched from many streams, a nesting
+// bomb under the body limit, a flood of readiness probes, and SIGTERM with streams open and calls
+// waiting. Each attack with its expected answer, and nothing lost or duplicated.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Readiness } from '../gateway/http/readiness.ts';
+import { metrics } from '../gateway/shared/metrics.ts';
+import { freePort } from '../launcher/free-port.ts';
+import { startGatewayProcess } from './support/gateway-process.ts';
+import { TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
+import {
+  framedHeaders,
+  framedRequest,
+  PLAIN_CLIENT,
+  rpc,
+  rpcResult,
+  TASKS_CLIENT,
+} from './support/mcp-http.ts';
+import { type ListenStream, listen } from './support/sse-listen.ts';
+import { startTestStack, type TestStack } from './support/stack.ts';
+import { eventually } from './support/temporal.ts';
+
+const ALICE = 'alice-token-0123456789abcdef';
+const BOB = 'bob-token-0123456789abcdef01';
+const as = (token: string) => ({ authorization: `Bearer ${token}` });
+
+let stack: TestStack;
+/** Five streams per gateway at most, any principal. */
+let narrow: TestGateway;
+/** Three streams per principal at most; alice and bob. */
+let perPrincipal: TestGateway;
+
+before(async () => {
+  stack = await startTestStack('hostile', { waitBudgetMs: 300, pollIntervalMs: 400 });
+  narrow = await stack.extraGateway({ env: { MCP_LISTEN_MAX_STREAMS: '5' } });
+  perPrincipal = await stack.extraGateway({
+    env: { MCP_AUTH_TOKENS: `alice:${ALICE},bob:${BOB}`, MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL: '3' },
+  });
+});
+
+after(async () => {
+  await stack?.close();
+});
+
+/** A run that mines at once, then waits for a person's approval (no CPU while it waits). */
+async function waitingTask(gateway: TestGateway, headers: Record<string, string> = {}): Promise<string> {
+  const created = await rpcResult(
+    gateway.url,
+    'tools/call',
+    { name: 'start_mining', arguments: { difficulty: 1, blocks: 1, require_approval: true } },
+    TASKS_CLIENT,
+    headers,
+  );
+  assert.equal(created.resultType, 'task', JSON.stringify(created));
+  return String(created.taskId);
+}
+
+/** Opens `count` listens at once; resolves with those acknowledged and the refusals' answers. */
+async function listenAll(count: number, url: URL, taskIds: string[], headers: Record<string, string> = {}) {
+  const streams = await Promise.all(
+    Array.from({ length: count }, () => listen(url, { taskIds }, TASKS_CLIENT, headers)),
+  );
+  const acked: ListenStream[] = [];
+  const refused: Record<string, unknown>[] = [];
+  for (const stream of streams) {
+    const first = await stream.next(10_000);
+    if (first?.method === 'notifications/subscriptions/acknowledged') acked.push(stream);
+    else {
+      assert.equal(stream.status, 429, JSON.stringify(first));
+      refused.push(first ?? {});
+      stream.close();
+    }
+  }
+  return { acked, refused };
+}
+
+describe('push under load', () => {
+  test('40 concurrent listens on 3 tasks past MCP_LISTEN_MAX_STREAMS=5: exactly 5 acknowledged, 35 refused', async () => {
+    const tasks = await Promise.all([1, 2, 3].map(() => waitingTask(narrow)));
+    const { acked, refused } = await listenAll(40, narrow.url, tasks);
+    try {
+      assert.equal(acked.length, 5);
+      assert.equal(refused.length, 35);
+      for (const answer of refused) {
+        const error = answer.error as { code: number; data: { reason: string } };
+        assert.equal(error.code, -32000);
+        assert.equal(error.data.reason, 'subscription_limit');
+      }
+      // One Temporal watch per task, however many streams hold it (before: one per stream and task).
+      const open = await metrics.openTaskStreams();
+      assert.equal(open.subscriptions, 5);
+      assert.equal(open.watches, 3);
+    } finally {
+      for (const stream of acked) stream.close();
+    }
+    await eventually(
+      async () => ((await metrics.openTaskStreams()).watches === 0 ? true : undefined),
+      5_000,
+      'every watch to end once its streams are gone',
+    );
+  });
+
+  test('per principal: 10 concurrent listens from alice → 3 acknowledged; bob still gets his', async () => {
+    const aliceTask = await waitingTask(perPrincipal, as(ALICE));
+    const bobTask = await waitingTask(perPrincipal, as(BOB));
+    const alice = await listenAll(10, perPrincipal.url, [aliceTask], as(ALICE));
+    const bob = await listenAll(3, perPrincipal.url, [bobTask], as(BOB));
+    try {
+      assert.equal(alice.acked.length, 3);
+      assert.equal(alice.refused.length, 7);
+      for (const answer of alice.refused) {
+        const error = answer.error as { data?: { reason?: string } } | undefined;
+        assert.equal(error?.data?.reason, 'principal_subscription_limit');
+      }
+      assert.equal(bob.acked.length, 3);
+    } finally {
+      for (const stream of [...alice.acked, ...bob.acked]) stream.close();
+    }
+  });
+});
+
+describe('bad input', () => {
+  test('a 30,000-level nested array under the body limit: 400 with a JSON-RPC error, and the gateway serves on', async () => {
+    const depth = 30_000;
+    const params = { name: 'start_mining', arguments: { difficulty: 1, blocks: 1, data: 'x' } };
+    const text = JSON.stringify(framedRequest('tools/call', params, PLAIN_CLIENT)).replace(
+      '"data":"x"',
+      `"data":${'['.repeat(depth)}${']'.repeat(depth)}`,
+    );
+    assert.ok(text.length < stack.gateway.config.bodyLimitBytes, `${text.length} bytes`);
+    const response = await fetch(stack.gateway.url, {
+      method: 'POST',
+      headers: framedHeaders('tools/call', params),
+      body: text,
+    });
+    assert.equal(response.status, 400);
+    const body = (await response.json()) as { error: { code: number; message: string } };
+    assert.equal(body.error.code, -32600);
+    assert.match(body.error.message, /deeper than 64 levels/);
+    const listed = await rpcResult(stack.gateway.url, 'tools/list', {}, PLAIN_CLIENT);
+    assert.ok(Array.isArray(listed.tools));
+  });
+
+  test('a prototype-poisoning body is still refused, and ordinary nesting passes', async () => {
+    const params = { name: 'start_mining', arguments: { difficulty: 1, blocks: 1 } };
+    const poisoned = JSON.stringify(framedRequest('tools/call', params, PLAIN_CLIENT)).replace(
+      '"difficulty":1',
+      '"__proto__":{"polluted":true},"difficulty":1',
+    );
+    const refused = await fetch(stack.gateway.url, {
+      method: 'POST',
+      headers: framedHeaders('tools/call', params),
+      body: poisoned,
+    });
+    assert.equal(refused.status, 400);
+    // Strings holding brackets do not count as nesting.
+    const answer = await rpc(
+      stack.gateway.url,
+      'tools/call',
+      { name: 'start_mining', arguments: { difficulty: 1, blocks: 1, data: '['.repeat(200) } },
+      PLAIN_CLIENT,
+    );
+    assert.ok(answer.result, JSON.stringify(answer.error));
+  });
+});
+
+describe('readiness probes', () => {
+  test('200 concurrent /readyz: all ready, saying nothing more', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, () => fetch(new URL('/readyz', stack.gateway.origin))),
+    );
+    for (const answer of answers) {
+      assert.equal(answer.status, 200);
+      assert.deepEqual(await answer.json(), { status: 'ready', temporal: 'reachable' });
+    }
+  });
+});
+
+describe('shutdown under load', () => {
+  test('SIGTERM with 50 streams open and 20 calls waiting: every stream ends with its result, every call gets its handle, the process exits in time', async () => {
+    const gateway = await startGatewayProcess(await freePort(), {
+      TEMPORAL_ADDRESS: stack.temporal.server.address,
+      TEMPORAL_TASK_QUEUE: stack.taskQueue,
+      MCP_SERVER_SECRET: TEST_SERVER_SECRET,
+      MCP_DATA_DIR: stack.dataDir,
+      // Long enough that every call is still waiting when the signal comes.
+      MCP_WAIT_BUDGET_MS: '120000',
+      MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL: '100',
+    });
+    try {
+      const tasks = await Promise.all([1, 2, 3].map(() => waitingTask(stack.gateway)));
+      const { acked: streams } = await listenAll(50, gateway.url, tasks);
+      assert.equal(streams.length, 50);
+      const sentAt = Date.now();
+      const calls = Array.from({ length: 20 }, (_, i) =>
+        rpc(
+          gateway.url,
+          'tools/call',
+          {
+            name: 'start_mining',
+            arguments: { difficulty: 1, blocks: 1, require_approval: true, data: `call ${i}` },
+          },
+          i % 2 === 0 ? TASKS_CLIENT : PLAIN_CLIENT,
+        ),
+      );
+      // Every call has started its run and waits: 3 + 20 runs open on this queue.
+      const query = `TaskQueue = "${stack.taskQueue}" AND ExecutionStatus = "Running"`;
+      const before = (await stack.temporal.client.workflow.count(query)).count;
+      await eventually(
+        async () =>
+          (await stack.temporal.client.workflow.count(query)).count >= before + 20 ? true : undefined,
+        30_000,
+        '20 more runs to start',
+        200,
+      );
+      const exited = new Promise<number | null>((resolve) =>
+        gateway.child.once('exit', (code) => resolve(code)),
+      );
+      const signalledAt = Date.now();
+      await gateway.stop('SIGTERM');
+      const code = await exited;
+      const exitMs = Date.now() - signalledAt;
+      assert.equal(code, 0, gateway.output());
+      assert.ok(exitMs < 10_000, `exited ${exitMs} ms after SIGTERM`);
+      const answers = await Promise.all(calls);
+      const ids = new Set<string>();
+      for (const [i, answer] of answers.entries()) {
+        assert.ok(answer.result, `call ${i}: ${answer.httpStatus} ${JSON.stringify(answer.error)}`);
+        if (i % 2 === 0) {
+          assert.equal(answer.result.resultType, 'task');
+          ids.add(String(answer.result.taskId));
+        } else {
+          const handle = answer.result.structuredContent as { status: string; workflow_id: string };
+          assert.ok(['running', 'input_required'].includes(handle.status), handle.status);
+          ids.add(handle.workflow_id);
+        }
+      }
+      assert.equal(ids.size, 20, 'twenty calls, twenty distinct runs');
+      for (const stream of streams) {
+        let last: Record<string, unknown> | undefined;
+        for (let message = await stream.next(5_000); message; message = await stream.next(5_000))
+          last = message;
+        assert.equal((last?.result as { resultType?: string } | undefined)?.resultType, 'complete');
+      }
+      // Nothing lost: every run the calls started is still there, running, on Temporal.
+      for (const id of ids) {
+        const description = await stack.temporal.client.workflow.getHandle(id).describe();
+        assert.equal(description.status.name, 'RUNNING');
+      }
+      console.log(
+        `SIGTERM with 50 streams and 20 waiting calls (sent ${signalledAt - sentAt} ms earlier): exited in ${exitMs} ms`,
+      );
+    } finally {
+      await gateway.stop('SIGKILL').catch(() => {});
+    }
+  });
+});
+
+describe('Readiness', () => {
+  test('concurrent probes share one Temporal call, and one answer stands for a second', async () => {
+    let pings = 0;
+    let now = 0;
+    const readiness = new Readiness({
+      ping: async () => {
+        pings++;
+      },
+      timeoutMs: 1_000,
+      now: () => now,
+    });
+    const answers = await Promise.all(Array.from({ length: 200 }, () => readiness.check()));
+    assert.ok(answers.every(Boolean));
+    assert.equal(pings, 1);
+    now = 999;
+    await readiness.check();
+    assert.equal(pings, 1);
+    now = 1_000;
+    await readiness.check();
+    assert.equal(pings, 2);
+  });
+
+  test('not ready: the reason goes to the log once each time readiness is lost, never to the caller', async () => {
+    let up = false;
+    let now = 0;
+    const reasons: string[] = [];
+    const readiness = new Readiness({
+      ping: async () => {
+        if (!up) throw new Error('connect ECONNREFUSED 127.0.0.1:7233');
+      },
+      timeoutMs: 1_000,
+      now: () => now,
+      onUnready: (reason) => reasons.push(reason),
+    });
+    assert.equal(await readiness.check(), false);
+    now += 1_000;
+    assert.equal(await readiness.check(), false);
+    assert.deepEqual(reasons, ['connect ECONNREFUSED 127.0.0.1:7233']);
+    up = true;
+    now += 1_000;
+    assert.equal(await readiness.check(), true);
+    up = false;
+    now += 1_000;
+    assert.equal(await readiness.check(), false);
+    assert.equal(reasons.length, 2);
+  });
+
+  test('a ping that never answers is not ready within the bound', async () => {
+    const readiness = new Readiness({ ping: () => new Promise(() => {}), timeoutMs: 50 });
+    const started = Date.now();
+    assert.equal(await readiness.check(), false);
+    assert.ok(Date.now() - started < 1_000);
+  });
+});
