@@ -464,14 +464,13 @@ export function durableTools(tool: CatalogTool, { backend, timing, stopping }: T
               waiting,
             );
       if (outcome.kind === 'closed') return answer({ workflowId, state: outcome.state });
-      // A client that takes tasks answers through tasks/update: the ask ends the wait with a task.
-      if (outcome.kind === 'input' && rounds && !takesTasks) {
+      if (outcome.kind === 'input' && rounds) {
         const state = await rounds.mint({ workflowId, tool: tool.name, round });
         return inputRequiredAnswer(outcome.requests, state);
       }
       // A task handle needs only the run's times (tasks/get reports progress); the start/poll
       // answer carries progress, so it also queries the workflow.
-      if (takesTasks && createdAt && outcome.kind !== 'input') {
+      if (takesTasks && createdAt) {
         // This call created the run and it was running when the budget ended: nothing to describe.
         const handle: ExecutionView = {
           workflowId,
@@ -483,8 +482,7 @@ export function durableTools(tool: CatalogTool, { backend, timing, stopping }: T
         };
         return createTaskResult(handle, tool, timing);
       }
-      const asking = outcome.kind === 'input';
-      const now = await backend.view(workflowId, caller, takesTasks && !asking ? {} : { progressQuery });
+      const now = await backend.view(workflowId, caller, takesTasks ? {} : { progressQuery });
       if (!now) throw new Error(`the run ${workflowId} was started but cannot be found`);
       // It may have closed between the end of the budget and the describe: answer inline then.
       if (now.state.status !== 'running') return answer(now);
