@@ -56,6 +56,14 @@ before(
       slow: { difficulty: difficultyFor(speed, 0.5), blocks: 10, data: 'third-party clients' },
       // Mining is instant; the run then waits for the person.
       approval: { difficulty: 6, blocks: 2, data: 'needs a yes', require_approval: true },
+      // Seconds of mining past the budget, then the question: the task exists before the run asks
+      // (a question within the budget is an input_required result first, SEP-2663).
+      approval_later: {
+        difficulty: difficultyFor(speed, 0.5),
+        blocks: 4,
+        data: 'needs a yes, later',
+        require_approval: true,
+      },
       // Minutes of work: only ever cancelled.
       endless: { difficulty: difficultyFor(speed, 120), blocks: 1 },
       deadline_s: 60,
