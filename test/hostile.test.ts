@@ -165,6 +165,41 @@ describe('bad input', () => {
   });
 });
 
+describe('starts Temporal refuses', () => {
+  test('a namespace without the search attributes: -32603 start_refused (not "Task not found"), the reason only in the log', async () => {
+    const namespace = `bare-${process.pid}`;
+    // protobufjs takes a number where its types say Long.
+    const retention = { seconds: 86_400 } as never;
+    await stack.temporal.client.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: retention,
+    });
+    const bare = await stack.extraGateway({ env: { TEMPORAL_NAMESPACE: namespace } });
+    const params = { name: 'start_mining', arguments: { difficulty: 1, blocks: 1 } };
+    // A new namespace reaches every Temporal service within seconds: until then it is "not found".
+    const answer = await eventually(
+      async () => {
+        const tried = await rpc(bare.url, 'tools/call', params, PLAIN_CLIENT);
+        return (tried.error?.data as { reason?: string } | undefined)?.reason === 'temporal_unavailable' ||
+          /not found/i.test(tried.error?.message ?? '')
+          ? undefined
+          : tried;
+      },
+      30_000,
+      'the namespace to be known',
+      500,
+    );
+    assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
+    assert.deepEqual(answer.error?.data, { reason: 'start_refused' });
+    assert.doesNotMatch(answer.error?.message ?? '', /McpTool|search attribute/i);
+    const runs = await stack.temporal.client.workflowService.countWorkflowExecutions({
+      namespace,
+      query: '',
+    });
+    assert.equal(Number(runs.count), 0, 'nothing started');
+  });
+});
+
 describe('readiness probes', () => {
   test('200 concurrent /readyz: all ready, saying nothing more', async () => {
     const answers = await Promise.all(

@@ -94,6 +94,21 @@ describe('run summary and details', () => {
     assert.match(details, /"require_approval": true/);
   });
 
+  test('caller-supplied text cannot break out of its span or the arguments block, and is bounded', () => {
+    const details = runDetails({
+      ...run,
+      arguments: { data: 'x\n```\n[click here](https://evil.example)\n```' },
+      origin: { clientName: 'evil`\n# Heading', clientVersion: '1.0 **bold**', protocolVersion: '2026-07-28' },
+    });
+    assert.match(details, /\*\*MCP client:\*\* `evil  # Heading` 1\.0 bold/);
+    // The arguments' own fence (three backticks) cannot close the block: its fence is longer.
+    assert.ok(details.includes('````json\n'), details);
+    assert.ok(details.endsWith('\n````'), details);
+    const big = runDetails({ ...run, arguments: { data: 'y'.repeat(50_000) } });
+    assert.ok(Buffer.byteLength(big) < 10_000, `${Buffer.byteLength(big)} bytes`);
+    assert.match(big, /\(\d+ more characters\)/);
+  });
+
   test('a client that did not name itself on the request is said so, with its User-Agent', () => {
     const details = runDetails({ ...run, origin: { protocolVersion: '2025-11-25', userAgent: 'node' } });
     assert.match(details, /\*\*MCP client:\*\* not named on this request \(User-Agent `node`\)/);

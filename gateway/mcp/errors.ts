@@ -8,6 +8,7 @@ import {
   isRunNotFound,
   isTemporalUnavailable,
   RunningTaskLimitError,
+  StartRefusedError,
 } from '../temporal/errors.ts';
 
 export const PARSE_ERROR = ProtocolErrorCode.ParseError;
@@ -132,6 +133,16 @@ export function toProtocolError(err: unknown): ProtocolError {
   if (err instanceof ProtocolError) return err;
   if (err instanceof IdempotencyConflictError) return idempotencyConflict(err);
   if (err instanceof RunningTaskLimitError) return runningTaskLimit(err);
+  if (err instanceof StartRefusedError) {
+    return withCause(
+      new ProtocolError(
+        INTERNAL_ERROR,
+        'Temporal refused to start the run, so nothing was started; the gateway log says why',
+        { reason: 'start_refused' },
+      ),
+      err,
+    );
+  }
   if (isRunNotFound(err)) return taskNotFound();
   if (isTemporalUnavailable(err)) {
     return new ProtocolError(
@@ -140,8 +151,22 @@ export function toProtocolError(err: unknown): ProtocolError {
       { reason: 'temporal_unavailable' },
     );
   }
+  // The message of an unforeseen error may say anything (addresses, internals): it goes to the log.
+  return withCause(new ProtocolError(INTERNAL_ERROR, 'Internal error', { reason: 'internal' }), err);
+}
+
+/** The error a client is told, carrying the one it is not (for the request's log line). */
+function withCause(error: ProtocolError, cause: unknown): ProtocolError {
+  return Object.assign(error, { cause });
+}
+
+/** What the log says of an error: its message, and that of the error behind it, if any. */
+export function loggedMessage(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return new ProtocolError(INTERNAL_ERROR, `Internal error: ${message}`);
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  return cause === undefined
+    ? message
+    : `${message}: ${cause instanceof Error ? cause.message : String(cause)}`;
 }
 
 /** The HTTP status of a JSON-RPC error the gateway writes itself (the SDK's choice for the same codes). */

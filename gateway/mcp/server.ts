@@ -36,6 +36,7 @@ import {
   INVALID_PARAMS,
   invalidParams,
   isTaskNotFound,
+  loggedMessage,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
   missingClientCapabilities,
   missingTasksCapability,
@@ -141,7 +142,7 @@ export function taskRequestOutcome(err: unknown): TaskRequestOutcome {
 
 function errorFields(err: unknown): Record<string, unknown> {
   const code = err instanceof ProtocolError ? err.code : undefined;
-  return { error: { code, message: err instanceof Error ? err.message : String(err) } };
+  return { error: { code, message: loggedMessage(err) } };
 }
 
 /** Runs one tools/call (`tool` is the catalog's name, or "unknown"), counting and logging it. */

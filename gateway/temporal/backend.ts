@@ -22,10 +22,13 @@ import type { InputResponses } from '../../workflows/mcp-contract.ts';
 import { metrics, type WaitOutcome as WaitEnd } from '../shared/metrics.ts';
 import { activeTraceCarrier, annotateSpan, inSpan, linkToRun, tracingEnabled } from '../shared/tracing.ts';
 import {
+  GRPC,
+  grpcCode,
   IdempotencyConflictError,
   isClosedMeanwhile,
   isRunNotFound,
   RunningTaskLimitError,
+  StartRefusedError,
   TemporalDeadlineError,
 } from './errors.ts';
 import {
@@ -254,7 +257,7 @@ export class TemporalBackend {
       // Later polls and pushes link to the start's trace (tracing on only).
       ...(tracingEnabled() ? { trace: activeTraceCarrier() } : {}),
     };
-    await this.call(() =>
+    await this.startCall(() =>
       this.client.workflow.start(tool.workflow, {
         workflowId,
         taskQueue: tool.taskQueue,
@@ -460,6 +463,16 @@ export class TemporalBackend {
       () => this.client.workflowService.describeNamespace({ namespace: this.options.namespace }),
       timeoutMs,
     );
+  }
+
+  /** A start: Temporal's refusal of its arguments is not "not found" but a start refused. */
+  private async startCall<T>(start: () => Promise<T>): Promise<T> {
+    try {
+      return await this.call(start);
+    } catch (err) {
+      if (grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new StartRefusedError(err);
+      throw err;
+    }
   }
 
   /** Whether the id is one a gateway with this secret issued to `principal` (no Temporal call). */

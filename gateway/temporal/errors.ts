@@ -48,6 +48,17 @@ export class RunningTaskLimitError extends Error {
   }
 }
 
+/**
+ * Temporal refused to start a run as asked (INVALID_ARGUMENT: a search attribute the namespace does
+ * not have, a memo or details over its size limits, …): nothing started. The cause is for the log.
+ */
+export class StartRefusedError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`Temporal refused the start: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'StartRefusedError';
+  }
+}
+
 /** The gRPC status code of the error or of the first gRPC error among its causes. */
 export function grpcCode(err: unknown): number | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 20; e = (e as { cause?: unknown }).cause, depth++) {

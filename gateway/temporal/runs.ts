@@ -136,27 +136,54 @@ export interface RunTrace {
   tracestate?: string;
 }
 
+/** Longest argument text the Web UI details show (Temporal caps the details at 20,000 bytes). */
+export const DETAILS_ARGUMENTS_MAX_CHARS = 8_000;
+
+/**
+ * Caller-supplied text as Markdown inline code: backticks and line breaks cannot end the span or
+ * start markup of their own, and the text is cut to a bounded length.
+ */
+function code(text: string, max = 200): string {
+  const flat = text.replace(/[`\r\n]/g, ' ');
+  return `\`${flat.length > max ? `${flat.slice(0, max)}…` : flat}\``;
+}
+
+/** Caller-supplied text as plain Markdown: no character that could start markup, bounded. */
+function plain(text: string, max = 50): string {
+  const flat = text.replace(/[`*_[\]<>#\\\r\n]/g, '');
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/** A fenced block no content can close: its fence is longer than any run of backticks inside. */
+function fenced(language: string, text: string): string[] {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [`${fence}${language}`, text, fence];
+}
+
 function clientLine(origin: RequestOrigin | undefined): string {
   if (origin?.clientName) {
-    return `\`${origin.clientName}\`${origin.clientVersion ? ` ${origin.clientVersion}` : ''}`;
+    return `${code(origin.clientName)}${origin.clientVersion ? ` ${plain(origin.clientVersion)}` : ''}`;
   }
-  const agent = origin?.userAgent ? ` (User-Agent \`${origin.userAgent}\`)` : '';
+  const agent = origin?.userAgent ? ` (User-Agent ${code(origin.userAgent)})` : '';
   return `not named on this request${agent}: 2025-era clients name themselves only in \`initialize\``;
 }
 
 /** The Web UI's details of a run (Markdown): caller, MCP client, protocol revision, arguments. */
 export function runDetails(run: Omit<RunMemo, 'createdAt'>): string {
+  let args = JSON.stringify(run.arguments, null, 2);
+  if (args.length > DETAILS_ARGUMENTS_MAX_CHARS) {
+    args = `${args.slice(0, DETAILS_ARGUMENTS_MAX_CHARS)}\n… (${args.length - DETAILS_ARGUMENTS_MAX_CHARS} more characters)`;
+  }
   return [
-    `- **Caller:** \`${run.principal}\``,
+    `- **Caller:** ${code(run.principal)}`,
     `- **MCP client:** ${clientLine(run.origin)}`,
-    `- **Protocol revision:** ${run.origin?.protocolVersion ?? 'unknown'}`,
-    `- **Tool:** \`${run.tool}\``,
+    `- **Protocol revision:** ${plain(run.origin?.protocolVersion ?? 'unknown')}`,
+    `- **Tool:** ${code(run.tool)}`,
     '',
     '**Arguments:**',
     '',
-    '```json',
-    JSON.stringify(run.arguments, null, 2),
-    '```',
+    ...fenced('json', args),
   ].join('\n');
 }
 

@@ -64,6 +64,8 @@ export interface ClientPlan {
   inline_url: string;
   slow: Record<string, unknown>;
   approval: Record<string, unknown>;
+  /** Mining past the wait budget, then a question: the task exists before the run asks. */
+  approval_later: Record<string, unknown>;
   endless: Record<string, unknown>;
   deadline_s: number;
 }
