@@ -12,7 +12,7 @@ import { resumeTool } from './resume-tool.ts';
 import { createRpc, type Rpc } from './rpc.ts';
 import type { TaskPort } from './task-view.ts';
 import { tasksPort } from './tasks-port.ts';
-import { jsonReporter, linePrompter, progressReporter, terminalAnswerer } from './terminal.ts';
+import { jsonReporter, linePrompter, printable, progressReporter, terminalAnswerer } from './terminal.ts';
 import { argumentHelp, toolArguments } from './tool-flags.ts';
 import { listTools, toolNamed } from './tool-list.ts';
 
@@ -92,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
         onTask: (port) =>
           options.json
             ? console.log(JSON.stringify({ type: 'task', taskId: port.taskId }))
-            : console.error(`task ${port.taskId} (resume with ${resumeHint(port, name)})`),
+            : console.error(printable(`task ${port.taskId} (resume with ${resumeHint(port, name)})`)),
       });
       result = outcome.result;
     }
@@ -112,7 +112,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: Error) => {
-    console.error(`error: ${err.message}`);
+    console.error(`error: ${printable(err.message, { lines: true })}`);
     if (err instanceof UsageError) console.error('(npm run call -- --help for the usage)');
     process.exitCode = 1;
   },

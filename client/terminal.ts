@@ -5,6 +5,22 @@ import type { ElicitationRequest, InputRequest, InputResponse } from '../workflo
 import type { Answerer } from './answerer.ts';
 import type { TaskView } from './task-view.ts';
 
+/**
+ * Server-supplied text made safe for a terminal: control characters (escape sequences, carriage
+ * returns, C1 controls) removed, so a workflow cannot move the cursor, clear lines or forge a prompt;
+ * line breaks kept only where asked.
+ */
+export function printable(text: unknown, { lines = false } = {}): string {
+  let out = '';
+  for (const char of String(text)) {
+    const code = char.codePointAt(0) as number;
+    const control = code < 0x20 || (code >= 0x7f && code <= 0x9f);
+    if (!control || (lines && char === '\n')) out += char;
+    else if (!lines) out += ' ';
+  }
+  return out;
+}
+
 export function progressLine(view: TaskView, width = 30): string {
   const bar = (share: number) => {
     const filled = Math.round(Math.min(1, Math.max(0, share)) * width);
@@ -12,17 +28,17 @@ export function progressLine(view: TaskView, width = 30): string {
   };
   if (view.fraction) {
     const { progress, total } = view.fraction;
-    const message = view.message ? ` ${view.message}` : '';
+    const message = view.message ? ` ${printable(view.message)}` : '';
     if (total && total > 0)
       return `${bar(progress / total)} ${Math.floor((progress / total) * 100)}%${message}`;
-    return `${view.status}${message}`;
+    return `${printable(view.status)}${message}`;
   }
   const { blocksDone, blocksTotal, hashesTried } = view.progress ?? {};
   const hashes = hashesTried === undefined ? '' : ` ${hashesTried.toLocaleString('en-US')} hashes`;
   if (typeof blocksDone === 'number' && typeof blocksTotal === 'number' && blocksTotal > 0) {
     return `${bar(blocksDone / blocksTotal)} ${blocksDone}/${blocksTotal} blocks${hashes}`;
   }
-  return `${view.status}${view.message ? `: ${view.message}` : ''}`;
+  return `${printable(view.status)}${view.message ? `: ${printable(view.message)}` : ''}`;
 }
 
 export function progressReporter(out: NodeJS.WriteStream): (view: TaskView) => void {
@@ -31,7 +47,7 @@ export function progressReporter(out: NodeJS.WriteStream): (view: TaskView) => v
     const line =
       view.status === 'working'
         ? progressLine(view)
-        : `${view.status}${view.message ? `: ${view.message}` : ''}`;
+        : `${printable(view.status)}${view.message ? `: ${printable(view.message)}` : ''}`;
     if (out.isTTY) {
       out.write(`\r\x1b[2K${line}`);
       if (view.status !== 'working') out.write('\n');
@@ -79,12 +95,14 @@ export function terminalAnswerer(prompter: Prompter, output: NodeJS.WritableStre
   return async (key: string, asked: InputRequest): Promise<InputResponse> => {
     // Only forms reach this answerer: the CLI declares no sampling or roots capability.
     const request = asked as ElicitationRequest;
-    output.write(`\n${request.params.message}\n(request ${key}; an empty first answer declines)\n`);
+    output.write(
+      `\n${printable(request.params.message, { lines: true })}\n(request ${printable(key)}; an empty first answer declines)\n`,
+    );
     const content: Record<string, unknown> = {};
     const { properties, required = [] } = request.params.requestedSchema;
     for (const [field, schema] of Object.entries(properties)) {
       const hint = schema.type === 'boolean' ? ' [y/n]' : '';
-      const raw = await prompter.ask(`${schema.title ?? field}${hint}: `);
+      const raw = await prompter.ask(`${printable(schema.title ?? field)}${hint}: `);
       if (raw === '') {
         if (Object.keys(content).length === 0 && required.includes(field)) return { action: 'decline' };
         continue;

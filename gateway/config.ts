@@ -45,6 +45,8 @@ export const DEFAULTS = {
   maxRunningTasks: 100,
   pollMinIntervalMs: 0,
   bodyLimitBytes: 64 * 1024,
+  requestTimeoutMs: 30_000,
+  maxConnections: 10_000,
   listenMaxTasks: 100,
   listenMaxStreams: 1_000,
   listenMaxStreamsPerPrincipal: 20,
@@ -187,6 +189,8 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
       pollIntervalMs,
     ),
     bodyLimitBytes: integer(env, 'MCP_MAX_BODY_BYTES', DEFAULTS.bodyLimitBytes, 1024, 16 * 1024 * 1024),
+    requestTimeoutMs: integer(env, 'MCP_REQUEST_TIMEOUT_MS', DEFAULTS.requestTimeoutMs, 1_000, 600_000),
+    maxConnections: integer(env, 'MCP_MAX_CONNECTIONS', DEFAULTS.maxConnections, 1, 1_000_000),
     listen: {
       maxTasksPerStream: integer(env, 'MCP_LISTEN_MAX_TASKS', DEFAULTS.listenMaxTasks, 1, 10_000),
       maxStreams: integer(env, 'MCP_LISTEN_MAX_STREAMS', DEFAULTS.listenMaxStreams, 1, 100_000),

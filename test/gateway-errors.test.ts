@@ -15,6 +15,7 @@ import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
   isTaskNotFound,
+  loggedMessage,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
   missingTasksCapability,
   taskNotFound,
@@ -145,10 +146,12 @@ describe('errors → JSON-RPC', () => {
     }
   });
 
-  test('anything else: -32603 with its message', () => {
-    const err = toProtocolError(new Error('boom'));
+  test('anything else: -32603 "Internal error", its text kept for the log only', () => {
+    const err = toProtocolError(new Error('boom at 10.0.0.7:7233'));
     assert.equal(err.code, INTERNAL_ERROR);
-    assert.match(err.message, /boom/);
+    assert.equal(err.message, 'Internal error');
+    assert.deepEqual(err.data, { reason: 'internal' });
+    assert.equal(loggedMessage(err), 'Internal error: boom at 10.0.0.7:7233');
     assert.equal(isTemporalUnavailable(grpcError(3, 'invalid argument')), false);
   });
 });

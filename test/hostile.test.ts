@@ -3,6 +3,7 @@
 // bomb under the body limit, a flood of readiness probes, and SIGTERM with streams open and calls
 // waiting. Each attack with its expected answer, and nothing lost or duplicated.
 import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Readiness } from '../gateway/http/readiness.ts';
 import { metrics } from '../gateway/shared/metrics.ts';
@@ -162,6 +163,105 @@ describe('bad input', () => {
       PLAIN_CLIENT,
     );
     assert.ok(answer.result, JSON.stringify(answer.error));
+  });
+});
+
+describe('slow and many connections', () => {
+  /** Opens a raw connection to the gateway; resolves with what it answered and when it closed. */
+  function trickle(origin: string, head: string): Promise<{ answer: string; ms: number; error?: string }> {
+    const { hostname, port } = new URL(origin);
+    return new Promise((resolve) => {
+      const started = Date.now();
+      let answer = '';
+      const socket = connect(Number(port), hostname, () => socket.write(head));
+      socket.on('data', (chunk) => {
+        answer += chunk.toString();
+      });
+      let error: string | undefined;
+      socket.on('error', (err: NodeJS.ErrnoException) => {
+        error = err.code;
+      });
+      socket.on('close', () => resolve({ answer, ms: Date.now() - started, ...(error ? { error } : {}) }));
+    });
+  }
+
+  test('a body trickled and never finished is answered 408 and its socket closed within the request timeout', async () => {
+    const gateway = await stack.extraGateway({ env: { MCP_REQUEST_TIMEOUT_MS: '1000' } });
+    const { answer, ms } = await trickle(
+      gateway.origin,
+      'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"json',
+    );
+    assert.match(answer, /^HTTP\/1\.1 408/);
+    assert.ok(ms < 3_000, `closed after ${ms} ms`);
+  });
+
+  test('connections past MCP_MAX_CONNECTIONS are refused; those held are served', async () => {
+    const gateway = await stack.extraGateway({ env: { MCP_MAX_CONNECTIONS: '3' } });
+    const { hostname, port } = new URL(gateway.origin);
+    const held = await Promise.all(
+      [1, 2, 3].map(
+        () =>
+          new Promise<Socket>((resolve, reject) => {
+            const socket = connect(Number(port), hostname, () => resolve(socket));
+            socket.on('error', reject);
+          }),
+      ),
+    );
+    try {
+      const fourth = await trickle(gateway.origin, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      assert.equal(fourth.answer, '', 'the fourth connection is closed unanswered');
+      const first = held[0] as Socket;
+      const served = new Promise<string>((resolve) =>
+        first.once('data', (chunk) => resolve(chunk.toString())),
+      );
+      first.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      assert.match(await served, /^HTTP\/1\.1 200/);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
+});
+
+describe('tasks/update from a hostile client', () => {
+  /** Signals the run's history holds. */
+  async function signalsOf(taskId: string): Promise<number> {
+    const history = await stack.temporal.client.workflow.getHandle(taskId).fetchHistory();
+    return (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes).length;
+  }
+
+  test('keys never asked, repeats and oversized answers never reach the run’s history', async () => {
+    const taskId = await waitingTask(stack.gateway);
+    const asked = await eventually(
+      async () => {
+        const task = await rpcResult(stack.gateway.url, 'tasks/get', { taskId });
+        return task.status === 'input_required' ? (task.inputRequests as Record<string, unknown>) : undefined;
+      },
+      15_000,
+      'the run to ask',
+    );
+    const [key] = Object.keys(asked);
+    assert.ok(key);
+    const update = (inputResponses: Record<string, unknown>) =>
+      rpc(stack.gateway.url, 'tasks/update', { taskId, inputResponses });
+    const big = await update({ [key]: { action: 'accept', content: { note: 'z'.repeat(20_000) } } });
+    assert.equal(big.error?.code, -32602);
+    assert.match(big.error?.message ?? '', /at most 16384 per response/);
+    for (let i = 0; i < 100; i++) {
+      const answer = await update({ [`never-asked-${i}`]: { action: 'accept', content: {} } });
+      assert.ok(answer.result, JSON.stringify(answer.error));
+    }
+    assert.equal(await signalsOf(taskId), 0, '100 answers to keys never asked: no signal');
+    await update({ [key]: { action: 'decline' } });
+    await eventually(
+      async () =>
+        (await rpcResult(stack.gateway.url, 'tasks/get', { taskId })).status !== 'input_required'
+          ? true
+          : undefined,
+      15_000,
+      'the answer to be taken',
+    );
+    for (let i = 0; i < 20; i++) await update({ [key]: { action: 'decline' } });
+    assert.equal(await signalsOf(taskId), 1, 'the answer once; its 20 repeats dropped');
   });
 });
 

@@ -98,9 +98,13 @@ describe('run summary and details', () => {
     const details = runDetails({
       ...run,
       arguments: { data: 'x\n```\n[click here](https://evil.example)\n```' },
-      origin: { clientName: 'evil`\n# Heading', clientVersion: '1.0 **bold**', protocolVersion: '2026-07-28' },
+      origin: {
+        clientName: 'evil`\n# Heading',
+        clientVersion: '1.0 **bold**',
+        protocolVersion: '2026-07-28',
+      },
     });
-    assert.match(details, /\*\*MCP client:\*\* `evil  # Heading` 1\.0 bold/);
+    assert.match(details, /\*\*MCP client:\*\* `evil {2}# Heading` 1\.0 bold/);
     // The arguments' own fence (three backticks) cannot close the block: its fence is longer.
     assert.ok(details.includes('````json\n'), details);
     assert.ok(details.endsWith('\n````'), details);

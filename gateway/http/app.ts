@@ -33,6 +33,10 @@ export interface AppSettings {
   pollMinIntervalMs: number;
   /** Largest request body accepted on /mcp (413 above it). */
   bodyLimitBytes: number;
+  /** Longest a client may take to send a whole request, headers and body (408 after it). */
+  requestTimeoutMs: number;
+  /** Open connections at most; more are refused at once. */
+  maxConnections: number;
   /** Bounds of pushed task status (subscriptions/listen with taskIds). */
   listen: SubscriptionLimits;
   /** How long an input_required answer's requestState stays valid. */
@@ -47,7 +51,20 @@ export interface AppDeps {
 }
 
 export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
-  const app = Fastify({ logger: loggerOptions(deps.logger ?? false), childLoggerFactory });
+  const app = Fastify({
+    logger: loggerOptions(deps.logger ?? false),
+    childLoggerFactory,
+    // A body trickled byte by byte must not hold a socket for ever. This bounds receiving the
+    // request only: a tool call's wait and a stream's life are the answer, and are not cut.
+    requestTimeout: config.requestTimeoutMs,
+    // Node takes the bound only when the server is made, and looks for late requests on an interval
+    // (30 s by default): the bound holds within a quarter of itself.
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(250, Math.floor(config.requestTimeoutMs / 4)),
+    },
+  });
+  app.server.maxConnections = config.maxConnections;
   if (isLoopback(config.host)) {
     // DNS-rebinding protection for a local server: only loopback Host and Origin values.
     const hostnames = loopbackHostnames(config.host);

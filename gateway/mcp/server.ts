@@ -46,6 +46,7 @@ import {
 } from './errors.ts';
 import { listensForTasks, type SubscriptionLimits, TaskSubscriptions } from './push.ts';
 import {
+  boundedResponses,
   describeIssues,
   durableTools,
   type InputRounds,
@@ -471,7 +472,9 @@ export class McpServers {
       const tool = catalog.toolOfTask(taskId);
       if (!tool) throw taskNotFound();
       if (!tool.inputSignal) throw invalidParams(`Tasks of ${tool.name} take no input`);
-      if (!(await backend.sendInput(taskId, caller, tool.inputSignal, parsed.data))) throw taskNotFound();
+      const responses = boundedResponses(parsed.data);
+      if (!(await backend.sendInput(taskId, caller, tool.inputSignal, responses, tool.progressQuery)))
+        throw taskNotFound();
       return emptyAck();
     });
   }

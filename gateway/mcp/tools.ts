@@ -299,6 +299,21 @@ const INPUT_LOOKS_MS = [25, 50, 100, 100, 100, 100, 100, 200, 400, 800, 1_000];
 
 type WaitEnd = WaitOutcome | { kind: 'input'; requests: Record<string, InputRequest> };
 
+/** Largest one input response may be, as JSON: a form's answers, not a payload. */
+export const MAX_INPUT_RESPONSE_BYTES = 16 * 1024;
+
+/** The responses, each checked against MAX_INPUT_RESPONSE_BYTES (-32602 naming the key). */
+export function boundedResponses<T extends Record<string, unknown>>(responses: T): T {
+  for (const [key, value] of Object.entries(responses)) {
+    const bytes = Buffer.byteLength(JSON.stringify(value));
+    if (bytes > MAX_INPUT_RESPONSE_BYTES)
+      throw invalidParams(
+        `Invalid inputResponses: "${key.slice(0, 100)}" is ${bytes} bytes; at most ${MAX_INPUT_RESPONSE_BYTES} per response`,
+      );
+  }
+  return responses;
+}
+
 /** The answers that look like answers (JSON objects); the workflow ignores keys it did not ask. */
 export function formAnswers(responses: Record<string, unknown> | undefined): InputResponses {
   const answers: InputResponses = {};
@@ -417,10 +432,10 @@ export function durableTools(tool: CatalogTool, { backend, timing, stopping }: T
         if (resumes.tool !== tool.name) throw invalidParams('requestState belongs to a call of another tool');
         workflowId = resumes.workflowId;
         round = resumes.round + 1;
-        const answers = formAnswers(carried);
+        const answers = boundedResponses(formAnswers(carried));
         carried = undefined;
         if (tool.inputSignal && Object.keys(answers).length > 0) {
-          if (!(await backend.sendInput(workflowId, caller, tool.inputSignal, answers)))
+          if (!(await backend.sendInput(workflowId, caller, tool.inputSignal, answers, tool.progressQuery)))
             throw invalidParams('requestState names a run that no longer exists');
         }
       } else {

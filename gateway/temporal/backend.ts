@@ -229,7 +229,8 @@ export class TemporalBackend {
   private async enforceCap(caller: Caller): Promise<void> {
     const limit = this.options.maxRunningTasks ?? 0;
     if (limit <= 0) return;
-    const running = await this.countRunning(caller.principal);
+    // Its query names the gateway's search attributes: a namespace without them refuses it.
+    const running = await this.startCall(() => this.countRunning(caller.principal));
     if (running >= limit) throw new RunningTaskLimitError(caller.principal, running, limit);
   }
 
@@ -258,23 +259,25 @@ export class TemporalBackend {
       ...(tracingEnabled() ? { trace: activeTraceCarrier() } : {}),
     };
     await this.startCall(() =>
-      this.client.workflow.start(tool.workflow, {
-        workflowId,
-        taskQueue: tool.taskQueue,
-        args: [request.input],
-        memo: memo as unknown as Record<string, unknown>,
-        typedSearchAttributes: [
-          { key: MCP_TOOL, value: tool.name },
-          { key: MCP_PRINCIPAL, value: caller.principal },
-        ],
-        staticSummary: request.summary,
-        staticDetails: runDetails({ ...memo, origin: caller.origin }),
-        // A keyed start: a running run with this id is returned as is, and a closed one is never
-        // replaced by a second run (the start fails and the existing run is answered instead).
-        ...(conflictPolicy
-          ? { workflowIdConflictPolicy: conflictPolicy, workflowIdReusePolicy: 'REJECT_DUPLICATE' as const }
-          : {}),
-      }),
+      this.call(() =>
+        this.client.workflow.start(tool.workflow, {
+          workflowId,
+          taskQueue: tool.taskQueue,
+          args: [request.input],
+          memo: memo as unknown as Record<string, unknown>,
+          typedSearchAttributes: [
+            { key: MCP_TOOL, value: tool.name },
+            { key: MCP_PRINCIPAL, value: caller.principal },
+          ],
+          staticSummary: request.summary,
+          staticDetails: runDetails({ ...memo, origin: caller.origin }),
+          // A keyed start: a running run with this id is returned as is, and a closed one is never
+          // replaced by a second run (the start fails and the existing run is answered instead).
+          ...(conflictPolicy
+            ? { workflowIdConflictPolicy: conflictPolicy, workflowIdReusePolicy: 'REJECT_DUPLICATE' as const }
+            : {}),
+        }),
+      ),
     );
     // With USE_EXISTING the run may be an older one: its creation time is not ours to tell.
     return conflictPolicy ? { workflowId } : { workflowId, createdAt };
@@ -444,13 +447,25 @@ export class TemporalBackend {
     caller: Caller,
     signalName: string,
     responses: InputResponses,
+    /** The tool's progress query: only answers to requests outstanding now are signalled. */
+    progressQuery?: string,
   ): Promise<boolean> {
     if (!this.owns(workflowId, caller)) return false;
+    const asked = progressQuery ? this.queryProgress(workflowId, progressQuery) : undefined;
     const found = await this.describeOwned(workflowId, caller);
     if (!found) return false;
     if (found.description.status.name !== 'RUNNING') return true;
+    let due = responses;
+    const answer = asked && (await asked);
+    // Keys the run does not ask for now (never asked, or answered before) never reach its history;
+    // when the query cannot be answered (no worker right now) the answers go as they are.
+    if (answer && 'progress' in answer) {
+      const outstanding = answer.progress.inputRequests ?? {};
+      due = Object.fromEntries(Object.entries(responses).filter(([key]) => Object.hasOwn(outstanding, key)));
+      if (Object.keys(due).length === 0) return true;
+    }
     try {
-      await this.call(() => found.handle.signal(signalName, responses));
+      await this.call(() => found.handle.signal(signalName, due));
     } catch (err) {
       if (!isClosedMeanwhile(err)) throw err;
     }
@@ -468,7 +483,7 @@ export class TemporalBackend {
   /** A start: Temporal's refusal of its arguments is not "not found" but a start refused. */
   private async startCall<T>(start: () => Promise<T>): Promise<T> {
     try {
-      return await this.call(start);
+      return await start();
     } catch (err) {
       if (grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new StartRefusedError(err);
       throw err;
