@@ -20,6 +20,7 @@ import {
 } from './support/mcp-http.ts';
 import { type ListenStream, listen } from './support/sse-listen.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
+import { startTcpProxy } from './support/tcp-proxy.ts';
 import { eventually } from './support/temporal.ts';
 
 const ALICE = 'alice-token-0123456789abcdef';
@@ -297,6 +298,68 @@ describe('starts Temporal refuses', () => {
       query: '',
     });
     assert.equal(Number(runs.count), 0, 'nothing started');
+  });
+});
+
+describe('a Temporal that stalls mid-start', () => {
+  test('the start reaches Temporal, its answer never comes back: the error names the run, which exists; a retry is not needed', async () => {
+    const proxy = await startTcpProxy(stack.temporal.server.address);
+    const gateway = await stack.extraGateway({
+      temporalTimeoutMs: 1_500,
+      env: { TEMPORAL_ADDRESS: proxy.address, MCP_MAX_RUNNING_TASKS: '0' },
+    });
+    try {
+      // A first call through the proxy, so the connection is up before it stalls.
+      await rpcResult(gateway.url, 'tools/list', {}, PLAIN_CLIENT);
+      await waitingTask(gateway);
+      const query = `TaskQueue = "${stack.taskQueue}"`;
+      const before = (await stack.temporal.client.workflow.count(query)).count;
+      proxy.stall();
+      const answer = await rpc(
+        gateway.url,
+        'tools/call',
+        {
+          name: 'start_mining',
+          arguments: { difficulty: 1, blocks: 1, require_approval: true, data: 'stalled' },
+        },
+        PLAIN_CLIENT,
+      );
+      assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
+      const data = answer.error?.data as { reason: string; workflowId: string };
+      assert.equal(data.reason, 'start_unconfirmed');
+      assert.ok(answer.error?.message.includes(data.workflowId));
+      proxy.resume();
+      // The run the error names was started, once: polling it finds it, and no other run appeared.
+      const description = await stack.temporal.client.workflow.getHandle(data.workflowId).describe();
+      assert.equal(description.status.name, 'RUNNING');
+      await eventually(
+        async () =>
+          (await stack.temporal.client.workflow.count(query)).count === before + 1 ? true : undefined,
+        10_000,
+        'visibility to show the one new run',
+      );
+      const polled = await eventually(
+        async () => {
+          const tried = await rpc(
+            gateway.url,
+            'tools/call',
+            {
+              name: 'get_mining_result',
+              arguments: { workflow_id: data.workflowId },
+            },
+            PLAIN_CLIENT,
+          );
+          return tried.result;
+        },
+        15_000,
+        'the gateway to answer again',
+        250,
+      );
+      assert.equal((polled.structuredContent as { workflow_id: string }).workflow_id, data.workflowId);
+    } finally {
+      proxy.resume();
+      await proxy.close();
+    }
   });
 });
 

@@ -9,6 +9,7 @@ import {
   isTemporalUnavailable,
   RunningTaskLimitError,
   StartRefusedError,
+  StartUnconfirmedError,
 } from '../temporal/errors.ts';
 
 export const PARSE_ERROR = ProtocolErrorCode.ParseError;
@@ -139,6 +140,17 @@ export function toProtocolError(err: unknown): ProtocolError {
         INTERNAL_ERROR,
         'Temporal refused to start the run, so nothing was started; the gateway log says why',
         { reason: 'start_refused' },
+      ),
+      err,
+    );
+  }
+  if (err instanceof StartUnconfirmedError) {
+    return withCause(
+      new ProtocolError(
+        INTERNAL_ERROR,
+        `Temporal did not confirm the start in time, and the run may exist: follow workflow_id "${err.workflowId}" ` +
+          '(tasks/get with it as taskId, or the tool\'s result companion) before starting again',
+        { reason: 'start_unconfirmed', workflowId: err.workflowId },
       ),
       err,
     );

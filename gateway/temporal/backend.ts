@@ -28,7 +28,9 @@ import {
   isClosedMeanwhile,
   isRunNotFound,
   RunningTaskLimitError,
+  isTemporalUnavailable,
   StartRefusedError,
+  StartUnconfirmedError,
   TemporalDeadlineError,
 } from './errors.ts';
 import {
@@ -189,10 +191,29 @@ export class TemporalBackend {
     return this.sharedDeadline.run(Date.now() + this.options.callTimeoutMs, async () => {
       if (request.idempotencyKey === undefined) {
         await this.enforceCap(caller);
-        return this.startRun(request, caller);
+        const workflowId = newTaskId(this.options.serverSecret, caller.principal, request.tool.idPrefix);
+        try {
+          return await this.startRun(request, caller, workflowId);
+        } catch (err) {
+          if (!isTemporalUnavailable(err)) throw err;
+          return this.unconfirmedStart(workflowId, caller, err);
+        }
       }
       return this.startKeyed(request, caller, request.idempotencyKey);
     });
+  }
+
+  /**
+   * A start Temporal did not confirm in time may still have been committed: the run is looked for
+   * once (on a deadline of its own) and answered if it is there; otherwise the caller is told its
+   * id, never only "try again" (a retry without an idempotency key would start a second run).
+   */
+  private async unconfirmedStart(workflowId: string, caller: Caller, cause: unknown): Promise<StartedRun> {
+    const found = await this.sharedDeadline
+      .exit(() => this.describeOwned(workflowId, caller))
+      .catch(() => undefined);
+    if (found) return { workflowId };
+    throw new StartUnconfirmedError(workflowId, cause);
   }
 
   /**

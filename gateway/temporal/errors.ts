@@ -59,6 +59,17 @@ export class StartRefusedError extends Error {
   }
 }
 
+/** Temporal did not confirm a start in time, and the run could not be found either: it may exist. */
+export class StartUnconfirmedError extends Error {
+  constructor(
+    readonly workflowId: string,
+    override readonly cause: unknown,
+  ) {
+    super(`the start of ${workflowId} was not confirmed: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'StartUnconfirmedError';
+  }
+}
+
 /** The gRPC status code of the error or of the first gRPC error among its causes. */
 export function grpcCode(err: unknown): number | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 20; e = (e as { cause?: unknown }).cause, depth++) {
