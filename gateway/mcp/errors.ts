@@ -149,7 +149,7 @@ export function toProtocolError(err: unknown): ProtocolError {
       new ProtocolError(
         INTERNAL_ERROR,
         `Temporal did not confirm the start in time, and the run may exist: follow workflow_id "${err.workflowId}" ` +
-          '(tasks/get with it as taskId, or the tool\'s result companion) before starting again',
+          "(tasks/get with it as taskId, or the tool's result companion) before starting again",
         { reason: 'start_unconfirmed', workflowId: err.workflowId },
       ),
       err,
