@@ -1,5 +1,5 @@
 // Part 8: what an OAuth access token costs over a static token. One gateway process with both
-// configured (the static principal is named like the token's subject, so every side polls the same
+// configured (the token's subject is an alias of the static principal, so every side polls the same
 // task as the same principal); `tasks/get` with the static token (constant-time compare), with one
 // access token used throughout (as a client does until it expires: verified once, then
 // remembered), and with a token never seen before on every call (the whole check: signature with
@@ -73,6 +73,7 @@ export async function measureOAuthSideBySide(options: {
         MCP_OAUTH_ISSUER: authServer.issuer,
         MCP_OAUTH_AUDIENCE: resource,
         MCP_OAUTH_REQUIRED_SCOPES: 'mcp:tools',
+        MCP_OAUTH_PRINCIPAL_ALIASES: `${SUBJECT}=${SUBJECT}`,
       },
     });
     gateway = started;

@@ -10,7 +10,7 @@ import { miningEntry } from '../workflows/mining/tool.ts';
 import type { AppSettings } from './http/app.ts';
 import { isLoopback } from './http/loopback.ts';
 import type { AuthTokens } from './http/mcp-endpoint.ts';
-import { oauthSettingsFromEnv } from './http/oauth-settings.ts';
+import { oauthSettingsFromEnv, PRINCIPAL_PATTERN, parseScopes } from './http/oauth-settings.ts';
 import { type CatalogTool, catalogTool, loadCatalogFile } from './mcp/catalog.ts';
 import type { BackendOptions } from './temporal/backend.ts';
 
@@ -56,7 +56,7 @@ export const DEFAULTS = {
 
 // ---- who may call -------------------------------------------------------------------------------------
 
-export const PRINCIPAL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+export { PRINCIPAL_PATTERN };
 export const MIN_TOKEN_LENGTH = 16;
 
 /**
@@ -89,6 +89,36 @@ export function parseAuthTokens(text: string, source: string): Map<string, strin
     seen.add(token);
   }
   return tokens;
+}
+
+/**
+ * MCP_AUTH_TOKEN_SCOPES: the OAuth scopes a static principal holds (`ops=mcp:tools echo:run;ci=mcp:tools`),
+ * checked like a token's; a static principal not listed holds every scope.
+ */
+export function staticScopesFromEnv(
+  env: NodeJS.ProcessEnv,
+  tokens: ReadonlyMap<string, string>,
+  oauth: boolean,
+): Map<string, string[]> {
+  const scopes = new Map<string, string[]>();
+  const text = env.MCP_AUTH_TOKEN_SCOPES?.trim();
+  if (!text) return scopes;
+  if (!oauth) throw new Error('MCP_AUTH_TOKEN_SCOPES is set but OAuth is not (scopes are OAuth scopes)');
+  for (const entry of text
+    .split(';')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const at = entry.indexOf('=');
+    const principal = at > 0 ? entry.slice(0, at).trim() : '';
+    if (!tokens.has(principal)) {
+      throw new Error(
+        `MCP_AUTH_TOKEN_SCOPES: "${entry}" does not name a principal of MCP_AUTH_TOKENS as principal=scopes`,
+      );
+    }
+    if (scopes.has(principal)) throw new Error(`MCP_AUTH_TOKEN_SCOPES: "${principal}" is listed twice`);
+    scopes.set(principal, parseScopes(entry.slice(at + 1), `MCP_AUTH_TOKEN_SCOPES (${principal})`));
+  }
+  return scopes;
 }
 
 /** Tokens from MCP_AUTH_TOKENS or the file named by MCP_AUTH_TOKENS_FILE (not both). */
@@ -178,6 +208,7 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
     temporalTimeoutMs: integer(env, 'MCP_TEMPORAL_TIMEOUT_MS', DEFAULTS.temporalTimeoutMs, 500, 120_000),
     readyTimeoutMs: integer(env, 'MCP_READY_TIMEOUT_MS', DEFAULTS.readyTimeoutMs, 100, 60_000),
     authTokens,
+    staticScopes: staticScopesFromEnv(env, authTokens, oauth !== undefined),
     ...(oauth ? { oauth } : {}),
     maxRunningTasks: integer(env, 'MCP_MAX_RUNNING_TASKS', DEFAULTS.maxRunningTasks, 0, 1_000_000),
     // At most the advertised interval: a client that follows pollIntervalMs is never refused.

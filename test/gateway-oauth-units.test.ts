@@ -36,7 +36,16 @@ describe('settings', () => {
         audience: AUDIENCE,
         requiredScopes: ['mcp:tools', 'mcp:read'],
         ...OAUTH_DEFAULTS,
+        principalAliases: new Map(),
       },
+    );
+    const aliased = oauthSettingsFromEnv({ ...base, MCP_OAUTH_PRINCIPAL_ALIASES: 'a1b2=ci-bot, x@corp=ops' });
+    assert.deepEqual(
+      [...(aliased?.principalAliases ?? [])],
+      [
+        ['a1b2', 'ci-bot'],
+        ['x@corp', 'ops'],
+      ],
     );
   });
 
@@ -202,7 +211,7 @@ describe('verified tokens', () => {
       .setExpirationTime(exp)
       .sign(privateKey);
     const first = await verifier.verifyAccessToken(token);
-    assert.equal(first.extra?.principal, 'alice');
+    assert.equal(first.extra?.principal, `${ISSUER}#alice`);
     assert.deepEqual(await verifier.verifyAccessToken(token), first);
     await delay(exp * 1000 - Date.now() + 50);
     await assert.rejects(verifier.verifyAccessToken(token), /the token has expired/);

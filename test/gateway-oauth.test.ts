@@ -18,6 +18,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { base64url, type JWTPayload, SignJWT } from 'jose';
+import { gatewayConfig } from '../gateway/config.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';
@@ -150,8 +151,9 @@ async function post(
   headers: Record<string, string>,
   method: string,
   params: Record<string, unknown>,
+  to: TestGateway = gateway,
 ): Promise<Answer> {
-  const response = await fetch(gateway.url, {
+  const response = await fetch(to.url, {
     method: 'POST',
     headers: { ...framedHeaders(method, params), ...headers },
     body: JSON.stringify(framedRequest(method, params, PLAIN_CLIENT, 7)),
@@ -388,7 +390,8 @@ describe('principal', () => {
     assert.equal(created.resultType, 'task');
     const taskId = String(created.taskId);
     const description = await temporal.client.workflow.getHandle(taskId).describe();
-    assert.equal(description.memo?.principal, 'agent');
+    // Qualified by its issuer: no static principal can be named the same.
+    assert.equal(description.memo?.principal, `${authServer.issuer}#agent`);
 
     const refreshed = await authServer.token(AGENT, resource, 'mcp:tools echo:run');
     assert.notEqual(refreshed, first);
@@ -405,6 +408,64 @@ describe('principal', () => {
     }
     // The refreshed token may end it, too.
     await rpcResult(gateway.url, 'tasks/cancel', { taskId }, TASKS_CLIENT, bearer(refreshed));
+  });
+});
+
+describe('principals that cannot collide', () => {
+  test('a token whose subject is named like a static principal is not that principal; an alias makes it so', async () => {
+    // A run of the static principal "ops".
+    const created = await rpcResult(
+      gateway.url,
+      'tools/call',
+      echo('echo_open', 'ops run', 60_000),
+      TASKS_CLIENT,
+      bearer(STATIC_TOKEN),
+    );
+    const taskId = String(created.taskId);
+    const opsNamed = await handMade({ ...goodClaims(), sub: 'ops' });
+    const answer = await rpc(gateway.url, 'tasks/get', { taskId }, TASKS_CLIENT, bearer(opsNamed));
+    assert.equal(answer.error?.code, -32602, 'a subject "ops" reads ops\'s task as unknown');
+    assert.match(answer.error?.message ?? '', /Task not found/);
+
+    const aliased = await startGateway({
+      temporalAddress: temporal.server.address,
+      taskQueue: TASK_QUEUE,
+      env: {
+        MCP_TOOLS_FILE: writeCatalog(),
+        MCP_AUTH_TOKENS: `ops:${STATIC_TOKEN}`,
+        MCP_OAUTH_ISSUER: authServer.issuer,
+        MCP_OAUTH_AUDIENCE: resource,
+        MCP_OAUTH_PRINCIPAL_ALIASES: 'ops-in-idp=ops',
+        MCP_AUTH_TOKEN_SCOPES: 'ops=mcp:tools',
+      },
+    });
+    gateways.push(aliased);
+    const moved = await handMade({ ...goodClaims(), aud: resource, sub: 'ops-in-idp' });
+    // The same server secret: the task id is as much ops's on the second gateway.
+    const task = await rpcResult(aliased.url, 'tasks/get', { taskId }, TASKS_CLIENT, bearer(moved));
+    assert.equal(task.status, 'working');
+    await rpcResult(gateway.url, 'tasks/cancel', { taskId }, TASKS_CLIENT, bearer(STATIC_TOKEN));
+    // Static principals hold the scopes MCP_AUTH_TOKEN_SCOPES gives them, checked like a token's.
+    const guarded = await post(
+      bearer(STATIC_TOKEN),
+      'tools/call',
+      echo('echo_guarded', 'static, limited'),
+      aliased,
+    );
+    assert.equal(guarded.status, 403, JSON.stringify(guarded.body));
+    const open = await post(bearer(STATIC_TOKEN), 'tools/call', echo('echo_open', 'static, open'), aliased);
+    assert.equal(open.status, 200, JSON.stringify(open.body));
+  });
+
+  test('aliases must name a static principal', async () => {
+    await assert.rejects(
+      gatewayConfig({
+        MCP_OAUTH_ISSUER: 'https://idp.example',
+        MCP_OAUTH_AUDIENCE: 'https://gw.example/mcp',
+        MCP_OAUTH_PRINCIPAL_ALIASES: 'someone=https://idp.example#x',
+      }),
+      /MCP_OAUTH_PRINCIPAL_ALIASES: .* valid principal name/,
+    );
   });
 });
 

@@ -27,6 +27,8 @@ export interface AppSettings {
   pollIntervalMs: number;
   /** principal → bearer token; empty: no auth, loopback only. */
   authTokens: AuthTokens;
+  /** Scopes of static principals (checked like a token's); one not listed holds every scope. */
+  staticScopes?: ReadonlyMap<string, readonly string[]>;
   /** OAuth access tokens from an identity provider, beside the static tokens. */
   oauth?: OAuthSettings;
   /** Polls of one task closer together than this are refused (429); 0: no poll rate limit. */
@@ -115,6 +117,7 @@ export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
     issuedTo: (taskId, principal) => deps.backend.issuedTo(taskId, principal),
     catalog,
     authTokens: config.authTokens,
+    ...(config.staticScopes ? { staticScopes: config.staticScopes } : {}),
     ...(oauth ? { oauth, toolScopes } : {}),
     bodyLimitBytes: config.bodyLimitBytes,
     pollMinIntervalMs: config.pollMinIntervalMs,

@@ -16,7 +16,7 @@ import {
 import type * as Jose from 'jose';
 import type { JWTPayload } from 'jose';
 import { isLoopback } from './loopback.ts';
-import type { OAuthSettings } from './oauth-settings.ts';
+import { type OAuthSettings, oauthPrincipal } from './oauth-settings.ts';
 
 type JoseErrors = typeof Jose.errors;
 
@@ -189,11 +189,11 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
     } catch (err) {
       throw this.classify(errors, err);
     }
-    const principal = payload[principalClaim];
-    if (typeof principal !== 'string' || !OAUTH_PRINCIPAL.test(principal)) {
+    const subject = payload[principalClaim];
+    if (typeof subject !== 'string' || !OAUTH_PRINCIPAL.test(subject)) {
       throw new OAuthError(
         OAuthErrorCode.InvalidToken,
-        principal === undefined
+        subject === undefined
           ? `the token has no "${principalClaim}" claim`
           : `the token's "${principalClaim}" claim is not a usable principal (visible ASCII but " and \\, at most 255 characters)`,
       );
@@ -205,7 +205,7 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
       scopes: tokenScopes(payload),
       expiresAt: (payload.exp as number) + clockSkewMs / 1000,
       resource: new URL(audience),
-      extra: { principal },
+      extra: { principal: oauthPrincipal(this.settings, subject) },
     };
   }
 

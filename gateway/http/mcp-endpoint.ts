@@ -47,6 +47,8 @@ export interface McpEndpointOptions {
   onError?: (error: Error) => void;
   /** principal → bearer token; absent or empty: no authentication (loopback only). */
   authTokens?: AuthTokens;
+  /** Scopes of static principals; one not listed holds every scope. */
+  staticScopes?: ReadonlyMap<string, readonly string[]>;
   /** OAuth access tokens of an identity provider, beside the static tokens; absent: none. */
   oauth?: OAuthResourceServer;
   /** Scopes per catalog tool (checked for OAuth tokens only). */
@@ -122,7 +124,11 @@ function refuse(reply: FastifyReply, error: 'invalid_request' | 'invalid_token',
  * onRequest hook for /mcp: attaches the caller's identity, or answers 401 (403 for a token without a
  * scope the gateway requires; 503 when the identity provider cannot be asked).
  */
-export function bearerAuth(tokens: AuthTokens, oauth?: OAuthResourceServer) {
+export function bearerAuth(
+  tokens: AuthTokens,
+  oauth?: OAuthResourceServer,
+  staticScopes: ReadonlyMap<string, readonly string[]> = new Map(),
+) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization;
     if (!header) {
@@ -133,7 +139,8 @@ export function bearerAuth(tokens: AuthTokens, oauth?: OAuthResourceServer) {
     const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
     const presented = match?.[1];
     const principal = presented && tokens.size > 0 ? principalForToken(tokens, presented) : undefined;
-    let identity: Identity | undefined = principal ? { principal } : undefined;
+    const scopes = principal ? staticScopes.get(principal) : undefined;
+    let identity: Identity | undefined = principal ? { principal, ...(scopes ? { scopes } : {}) } : undefined;
     if (!identity && oauth) {
       if (!presented) return sendRefusal(reply, oauth.invalidToken('expected "Bearer <token>"'));
       const outcome = await oauth.authenticate(presented);
@@ -309,7 +316,8 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, o
   app.addHook('onClose', async () => options.servers.close());
   // Hooks of this plugin apply to /mcp only: /healthz and /readyz stay open for probes.
   const tokens = options.authTokens ?? new Map<string, string>();
-  if (tokens.size > 0 || options.oauth) app.addHook('onRequest', bearerAuth(tokens, options.oauth));
+  if (tokens.size > 0 || options.oauth)
+    app.addHook('onRequest', bearerAuth(tokens, options.oauth, options.staticScopes));
   app.addHook('preHandler', bindTaskFromBody);
   if (options.oauth && options.toolScopes && !options.toolScopes.empty) {
     app.addHook('preHandler', options.toolScopes.hook(options.oauth, authenticatedIdentity, sendRefusal));

@@ -5,6 +5,9 @@ import { integerSetting as integer } from '../../common/settings.ts';
 import { SCOPE_TOKEN } from '../mcp/catalog.ts';
 import { isLoopback } from './loopback.ts';
 
+/** A static principal's name: what MCP_AUTH_TOKENS accepts (no ":" or "/", unlike an OAuth principal). */
+export const PRINCIPAL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
 export interface OAuthSettings {
   /** The authorization server's issuer identifier, exactly as its tokens and metadata carry it. */
   issuer: string;
@@ -12,8 +15,10 @@ export interface OAuthSettings {
   audience: string;
   /** Scopes every token must carry, for any request. */
   requiredScopes: string[];
-  /** The claim whose value is the caller's principal (`sub` by default). */
+  /** The claim whose value names the caller (`sub` by default); the principal is qualified by the issuer. */
   principalClaim: string;
+  /** Subjects that act as a static principal (MCP_OAUTH_PRINCIPAL_ALIASES), for a move from static tokens. */
+  principalAliases: ReadonlyMap<string, string>;
   /** How far `exp` and `nbf` may be off from this machine's clock. */
   clockSkewMs: number;
   /** Deadline of each request to the authorization server (discovery document, key set). */
@@ -42,6 +47,40 @@ function serverUrl(value: string, what: string): URL {
   }
   if (url.hash || url.search) throw new Error(`${what} must have no query or fragment, got "${value}"`);
   return url;
+}
+
+/**
+ * The principal of a token's subject: `<issuer>#<subject>`, which no static principal can equal (a
+ * static principal has no ":" or "/"), so a subject named like a static principal is not that
+ * principal, unless an alias says so.
+ */
+export function oauthPrincipal(
+  settings: Pick<OAuthSettings, 'issuer' | 'principalAliases'>,
+  subject: string,
+): string {
+  return settings.principalAliases.get(subject) ?? `${settings.issuer}#${subject}`;
+}
+
+/** MCP_OAUTH_PRINCIPAL_ALIASES: `subject=principal` pairs, comma-separated; each principal a static one's name. */
+export function parsePrincipalAliases(text: string | undefined, isPrincipal: (name: string) => boolean) {
+  const aliases = new Map<string, string>();
+  for (const pair of (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const at = pair.lastIndexOf('=');
+    const subject = pair.slice(0, at).trim();
+    const principal = pair.slice(at + 1).trim();
+    if (at <= 0 || !isPrincipal(principal)) {
+      throw new Error(
+        `MCP_OAUTH_PRINCIPAL_ALIASES: "${pair}" is not subject=principal with a valid principal name`,
+      );
+    }
+    if (aliases.has(subject))
+      throw new Error(`MCP_OAUTH_PRINCIPAL_ALIASES: the subject "${subject}" is listed twice`);
+    aliases.set(subject, principal);
+  }
+  return aliases;
 }
 
 /** Space- or comma-separated scope tokens. */
@@ -78,6 +117,9 @@ export function oauthSettingsFromEnv(env: NodeJS.ProcessEnv): OAuthSettings | un
     audience,
     requiredScopes: parseScopes(env.MCP_OAUTH_REQUIRED_SCOPES, 'MCP_OAUTH_REQUIRED_SCOPES'),
     principalClaim,
+    principalAliases: parsePrincipalAliases(env.MCP_OAUTH_PRINCIPAL_ALIASES, (name) =>
+      PRINCIPAL_PATTERN.test(name),
+    ),
     clockSkewMs: integer(env, 'MCP_OAUTH_CLOCK_SKEW_MS', OAUTH_DEFAULTS.clockSkewMs, 0, 300_000),
     httpTimeoutMs: integer(env, 'MCP_OAUTH_HTTP_TIMEOUT_MS', OAUTH_DEFAULTS.httpTimeoutMs, 100, 60_000),
     jwksCooldownMs: integer(env, 'MCP_OAUTH_JWKS_COOLDOWN_MS', OAUTH_DEFAULTS.jwksCooldownMs, 0, 3_600_000),

@@ -48,6 +48,7 @@ import {
   type RequestOrigin,
   type RunMemo,
   runDetails,
+  runSummary,
   stateFromResultError,
   taskIdPrefix,
 } from './runs.ts';
@@ -290,7 +291,7 @@ export class TemporalBackend {
             { key: MCP_TOOL, value: tool.name },
             { key: MCP_PRINCIPAL, value: caller.principal },
           ],
-          staticSummary: request.summary,
+          staticSummary: runSummary(request.summary),
           staticDetails: runDetails({ ...memo, origin: caller.origin }),
           // A keyed start: a running run with this id is returned as is, and a closed one is never
           // replaced by a second run (the start fails and the existing run is answered instead).

@@ -136,6 +136,17 @@ export interface RunTrace {
   tracestate?: string;
 }
 
+/** Temporal's limit on a run's Web UI summary, in bytes. */
+export const SUMMARY_MAX_BYTES = 400;
+
+/** The Web UI summary cut to Temporal's limit (a long principal must not make the start fail). */
+export function runSummary(text: string): string {
+  if (Buffer.byteLength(text) <= SUMMARY_MAX_BYTES) return text;
+  let cut = text.slice(0, SUMMARY_MAX_BYTES - 3);
+  while (Buffer.byteLength(`${cut}…`) > SUMMARY_MAX_BYTES) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
 /** Longest argument text the Web UI details show (Temporal caps the details at 20,000 bytes). */
 export const DETAILS_ARGUMENTS_MAX_CHARS = 8_000;
 
