@@ -32,10 +32,18 @@ export function tracingSection(t: TracingSideResult): string {
 
 /** A report with the tracing section put in (replacing an earlier one), for bench/tracing.ts. */
 export function withTracingSection(report: string, t: TracingSideResult): string {
+  return withSection(report, TRACING_HEADING, tracingSection(t));
+}
+
+/**
+ * A report with `section` (starting with `heading`) put in: in place of an earlier one, where it
+ * was, or at the end; the sections after it are kept.
+ */
+export function withSection(report: string, heading: string, section: string): string {
   const text = report.replace(/\n+$/, '');
-  const start = text.indexOf(TRACING_HEADING);
-  const next = start < 0 ? -1 : text.indexOf('\n## ', start + TRACING_HEADING.length);
+  const start = text.indexOf(heading);
+  const next = start < 0 ? -1 : text.indexOf('\n## ', start + heading.length);
   const before = start < 0 ? text : text.slice(0, start).replace(/\n+$/, '');
   const after = start < 0 || next < 0 ? '' : text.slice(next);
-  return `${before}\n\n${tracingSection(t)}${after}\n`;
+  return `${before}\n\n${section}${after}\n`;
 }

@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Readiness } from '../gateway/http/readiness.ts';
 import { metrics } from '../gateway/shared/metrics.ts';
+import { MCP_PRINCIPAL } from '../gateway/temporal/backend.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { startGatewayProcess } from './support/gateway-process.ts';
 import { TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
@@ -119,6 +120,85 @@ describe('push under load', () => {
     } finally {
       for (const stream of [...alice.acked, ...bob.acked]) stream.close();
     }
+  });
+});
+
+describe('the running-task cap', () => {
+  test('a 500-start burst from one principal through two gateways: exactly the cap runs, every other start refused', async () => {
+    const BURST = 'burst-token-0123456789abcdef';
+    const env = { MCP_AUTH_TOKENS: `burst:${BURST}`, MCP_MAX_RUNNING_TASKS: '10' };
+    // A load test on a small machine: what is asserted is the count, not the latency.
+    const replicas = await Promise.all(
+      [1, 2].map(() => stack.extraGateway({ waitBudgetMs: 100, temporalTimeoutMs: 10_000, env })),
+    );
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: 500 }, (_, i) =>
+        rpc(
+          (replicas[i % 2] as TestGateway).url,
+          'tools/call',
+          {
+            name: 'start_mining',
+            arguments: { difficulty: 1, blocks: 1, require_approval: true, data: `burst ${i}` },
+          },
+          TASKS_CLIENT,
+          as(BURST),
+        ),
+      ),
+    );
+    const ms = Date.now() - started;
+    const admitted = answers.filter((answer) => answer.result).map((answer) => String(answer.result?.taskId));
+    const refused = answers.filter((answer) => answer.error);
+    const kinds = new Map<string, number>();
+    for (const answer of refused) {
+      const reason = String((answer.error?.data as { reason?: string } | undefined)?.reason);
+      kinds.set(reason, (kinds.get(reason) ?? 0) + 1);
+    }
+    console.log(`burst: ${admitted.length} admitted; refused ${JSON.stringify([...kinds])} in ${ms} ms`);
+    for (const answer of refused) {
+      assert.equal(answer.error?.code, -32000, JSON.stringify(answer.error));
+      assert.equal((answer.error?.data as { reason?: string } | undefined)?.reason, 'running_task_limit');
+    }
+    assert.equal(admitted.length, 10, `${admitted.length} admitted`);
+    assert.equal(new Set(admitted).size, 10);
+    assert.equal(refused.length, 490);
+    // What Temporal holds: ten runs of that principal, no more.
+    const query = `${MCP_PRINCIPAL.name} = "burst"`;
+    await eventually(
+      async () => ((await stack.temporal.client.workflow.count(query)).count >= 10 ? true : undefined),
+      10_000,
+      'the admitted runs to be listed',
+    );
+    assert.equal((await stack.temporal.client.workflow.count(query)).count, 10);
+    console.log(`500 concurrent starts through two gateways, cap 10: 10 admitted, 490 refused in ${ms} ms`);
+    // A run that ends frees its slot for the next start.
+    await rpcResult(
+      (replicas[0] as TestGateway).url,
+      'tasks/cancel',
+      { taskId: admitted[0] },
+      TASKS_CLIENT,
+      as(BURST),
+    );
+    const next = await eventually(
+      async () => {
+        const answer = await rpc(
+          (replicas[1] as TestGateway).url,
+          'tools/call',
+          {
+            name: 'start_mining',
+            arguments: { difficulty: 1, blocks: 1, require_approval: true, data: 'after' },
+          },
+          TASKS_CLIENT,
+          as(BURST),
+        );
+        return answer.result ? String(answer.result.taskId) : undefined;
+      },
+      10_000,
+      'a slot to free up',
+      300,
+    );
+    for (const taskId of [...admitted.slice(1), next])
+      await rpcResult((replicas[0] as TestGateway).url, 'tasks/cancel', { taskId }, TASKS_CLIENT, as(BURST));
   });
 });
 

@@ -28,7 +28,6 @@ import {
   isClosedMeanwhile,
   isRunNotFound,
   isTemporalUnavailable,
-  RunningTaskLimitError,
   StartRefusedError,
   StartUnconfirmedError,
   TemporalDeadlineError,
@@ -52,6 +51,7 @@ import {
   stateFromResultError,
   taskIdPrefix,
 } from './runs.ts';
+import { RunningTaskSlots, type Slot } from './slots.ts';
 
 /** Times every Temporal call the client makes into the latency histogram, by operation. */
 function metricsInterceptor(): WorkflowClientInterceptor {
@@ -158,10 +158,25 @@ export interface BackendOptions {
 }
 
 export class TemporalBackend {
+  /** The running-task cap's slots; undefined when there is no cap. */
+  private readonly slots: RunningTaskSlots | undefined;
+  /** Slots of runs this gateway started and is waiting on: freed the moment the wait sees the end. */
+  private readonly held = new Map<string, Slot>();
+
   constructor(
     private readonly client: Client,
     private readonly options: BackendOptions,
-  ) {}
+  ) {
+    const limit = options.maxRunningTasks ?? 0;
+    this.slots =
+      limit > 0
+        ? new RunningTaskSlots(client, {
+            serverSecret: options.serverSecret,
+            limit,
+            call: (fn) => this.call(fn),
+          })
+        : undefined;
+  }
 
   /**
    * A key for `purpose` derived from the server secret (HMAC-SHA-256), the same on every replica:
@@ -191,12 +206,18 @@ export class TemporalBackend {
   start(request: StartRequest, caller: Caller): Promise<StartedRun> {
     return this.sharedDeadline.run(Date.now() + this.options.callTimeoutMs, async () => {
       if (request.idempotencyKey === undefined) {
-        await this.enforceCap(caller);
         const workflowId = newTaskId(this.options.serverSecret, caller.principal, request.tool.idPrefix);
+        const slot = await this.takeSlot(caller, workflowId);
         try {
-          return await this.startRun(request, caller, workflowId);
+          const started = await this.startRun(request, caller, workflowId);
+          if (slot) this.held.set(workflowId, slot);
+          return started;
         } catch (err) {
-          if (!isTemporalUnavailable(err)) throw err;
+          // Unconfirmed, the run may exist: its slot stays held (a full look frees it if not).
+          if (!isTemporalUnavailable(err)) {
+            if (slot) this.releaseSlot(slot);
+            throw err;
+          }
           return this.unconfirmedStart(workflowId, caller, err);
         }
       }
@@ -233,11 +254,12 @@ export class TemporalBackend {
       sameArguments(existing);
       return { workflowId };
     }
-    await this.enforceCap(caller);
+    const slot = await this.takeSlot(caller, workflowId);
     try {
       await this.startRun(request, caller, workflowId, 'USE_EXISTING');
     } catch (err) {
       // A concurrent start with this key created the run and it closed meanwhile: answer that run.
+      if (slot) this.releaseSlot(slot);
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
     // A concurrent start with this key may have won with other arguments: check the run we got.
@@ -247,20 +269,14 @@ export class TemporalBackend {
     return { workflowId };
   }
 
-  /** The per-principal cap on running tasks (0: none). */
-  private async enforceCap(caller: Caller): Promise<void> {
-    const limit = this.options.maxRunningTasks ?? 0;
-    if (limit <= 0) return;
-    // Its query names the gateway's search attributes: a namespace without them refuses it.
-    const running = await this.startCall(() => this.countRunning(caller.principal));
-    if (running >= limit) throw new RunningTaskLimitError(caller.principal, running, limit);
+  /** A slot of the running-task cap for the run about to start (none without a cap); or RunningTaskLimitError. */
+  private takeSlot(caller: Caller, workflowId: string): Promise<Slot | undefined> {
+    return this.slots ? this.slots.take(caller.principal, workflowId) : Promise.resolve(undefined);
   }
 
-  /** Running runs of this principal, whatever their tool, from Temporal's visibility store. */
-  private async countRunning(principal: string): Promise<number> {
-    const query = `ExecutionStatus = "Running" AND ${MCP_PRINCIPAL.name} = ${JSON.stringify(principal)}`;
-    const { count } = await this.call(() => this.client.workflow.count(query));
-    return count;
+  /** Frees a slot in the background: the answer never waits for it (a full look frees it otherwise). */
+  private releaseSlot(slot: Slot): void {
+    this.slots?.release(slot).catch(() => {});
   }
 
   private async startRun(
@@ -334,6 +350,10 @@ export class TemporalBackend {
     const ended = (how: WaitEnd) => {
       metrics.waitObserved(elapsed(), how);
       annotateSpan({ 'mcp.wait.end': how });
+      // The run this gateway started ended within the wait: its slot of the cap is free again.
+      const slot = this.held.get(workflowId);
+      if (slot && how === 'closed') this.releaseSlot(slot);
+      this.held.delete(workflowId);
     };
     const budget = new AbortController();
     const timer = setTimeout(() => budget.abort(new Error('wait budget spent')), budgetMs);

@@ -1,0 +1,169 @@
+// The running-task cap, held by Temporal itself: a principal with a cap of N has N slots, each a
+// workflow id (`mcp-slot-<principal tag>-<i>`). Taking a slot is starting a small "holder" run
+// under that id; Temporal never runs two executions of one id at once, so two starts (two
+// requests, two gateway replicas) can never take one slot, and no more than N runs are admitted.
+// No worker ever serves the holders (their task queue has no poller): a holder is a durable record
+// naming the run it admits, ended (terminated, by its own run id) when that run is seen to end.
+// Slots of runs that ended unseen are found when a principal looks full: every holder's run is
+// described (a strongly consistent read), and the ended ones' slots are freed and taken.
+import { createHmac, randomInt } from 'node:crypto';
+import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { isClosedMeanwhile, isRunNotFound, RunningTaskLimitError } from './errors.ts';
+
+/** The task queue of the holders: nothing polls it, so a holder never runs, it only exists. */
+export const SLOT_TASK_QUEUE = 'mcp-running-task-slots';
+/** The holders' workflow type (never executed). */
+export const SLOT_WORKFLOW_TYPE = 'McpRunningTaskSlot';
+/** Random slots tried before every slot is looked at. */
+const QUICK_TRIES = 6;
+/** How old a holder must be before a run it names that cannot be found counts as ended. */
+const SETTLE_MS = 60_000;
+/** After a full look found nothing free, further starts of that principal are refused this long. */
+const FULL_FOR_MS = 1_000;
+
+/** A slot taken: which one, and the holder's execution (ended by its run id, never a newer one). */
+export interface Slot {
+  workflowId: string;
+  runId: string;
+}
+
+interface SlotsOptions {
+  serverSecret: Buffer;
+  /** Slots per principal (the cap). */
+  limit: number;
+  /** Runs every call through the backend's deadline. */
+  call: <T>(fn: () => Promise<T>) => Promise<T>;
+  now?: () => number;
+}
+
+export class RunningTaskSlots {
+  /** principal → until when it was found full (this replica's memory only: a refusal is always safe). */
+  private readonly fullUntil = new Map<string, number>();
+  /** principal → the take in progress on this replica (the next one waits for it). */
+  private readonly queues = new Map<string, Promise<Slot>>();
+
+  constructor(
+    private readonly client: Client,
+    private readonly options: SlotsOptions,
+  ) {}
+
+  /**
+   * Takes a slot of `principal` for the run `runId` is about to start, or throws
+   * RunningTaskLimitError. One take per principal at a time on this replica (a burst queues here
+   * instead of racing for the same slots on Temporal; once the principal is found full, the rest of
+   * the burst is refused without a call). Replicas race on Temporal, which lets one win each slot.
+   */
+  take(principal: string, runId: string): Promise<Slot> {
+    const previous = this.queues.get(principal) ?? Promise.resolve();
+    const next = previous.then(
+      () => this.takeNow(principal, runId),
+      () => this.takeNow(principal, runId),
+    );
+    this.queues.set(principal, next);
+    const settle = () => {
+      if (this.queues.get(principal) === next) this.queues.delete(principal);
+    };
+    next.then(settle, settle);
+    return next;
+  }
+
+  private async takeNow(principal: string, runId: string): Promise<Slot> {
+    const { limit } = this.options;
+    const now = (this.options.now ?? Date.now)();
+    if ((this.fullUntil.get(principal) ?? 0) > now) throw new RunningTaskLimitError(principal, limit, limit);
+    const first = randomInt(limit);
+    for (let i = 0; i < Math.min(QUICK_TRIES, limit); i++) {
+      const taken = await this.tryTake(principal, (first + i) % limit, runId);
+      if (taken) return taken;
+    }
+    // Looks full: free the slots of runs that have ended, then take one of them.
+    const free = await this.freeEnded(principal);
+    for (const index of free) {
+      const taken = await this.tryTake(principal, index, runId);
+      if (taken) return taken;
+    }
+    if (this.fullUntil.size > 10_000) this.fullUntil.clear();
+    this.fullUntil.set(principal, now + FULL_FOR_MS);
+    throw new RunningTaskLimitError(principal, limit, limit);
+  }
+
+  /** Ends a slot's holder (a no-op once ended). */
+  async release(slot: Slot): Promise<void> {
+    try {
+      await this.options.call(() =>
+        this.client.workflow
+          .getHandle(slot.workflowId, slot.runId)
+          .terminate('the run it admitted has ended'),
+      );
+    } catch (err) {
+      if (!isClosedMeanwhile(err) && !isRunNotFound(err)) throw err;
+    }
+  }
+
+  private slotId(principal: string, index: number): string {
+    const tag = createHmac('sha256', this.options.serverSecret)
+      .update(`running-task-slot:${principal}`)
+      .digest('base64url')
+      .slice(0, 22);
+    return `mcp-slot-${tag}-${index}`;
+  }
+
+  /** Starts the holder of slot `index`; undefined when the slot is held. */
+  private async tryTake(principal: string, index: number, runId: string): Promise<Slot | undefined> {
+    const workflowId = this.slotId(principal, index);
+    try {
+      const handle = await this.options.call(() =>
+        this.client.workflow.start(SLOT_WORKFLOW_TYPE, {
+          workflowId,
+          taskQueue: SLOT_TASK_QUEUE,
+          args: [],
+          memo: { run: runId, principal },
+          staticSummary: `Running-task slot ${index + 1} of ${this.options.limit}: ${runId}`.slice(0, 200),
+          workflowIdConflictPolicy: 'FAIL',
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        }),
+      );
+      return { workflowId, runId: handle.firstExecutionRunId };
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
+      throw err;
+    }
+  }
+
+  /** Slot indexes that are free now, or were held for runs that have ended (those holders ended). */
+  private async freeEnded(principal: string): Promise<number[]> {
+    const indexes = Array.from({ length: this.options.limit }, (_, i) => i);
+    const looks = await Promise.all(
+      indexes.map(async (index): Promise<number | undefined> => {
+        const holder = this.client.workflow.getHandle(this.slotId(principal, index));
+        let description: Awaited<ReturnType<typeof holder.describe>>;
+        try {
+          description = await this.options.call(() => holder.describe());
+        } catch (err) {
+          if (isRunNotFound(err)) return index;
+          throw err;
+        }
+        if (description.status.name !== 'RUNNING') return index;
+        const run = (description.memo as { run?: unknown } | undefined)?.run;
+        // A holder just taken may name a run whose start is still on its way: not yet "ended".
+        const settled = (this.options.now ?? Date.now)() - description.startTime.getTime() > SETTLE_MS;
+        if (typeof run !== 'string' || !(await this.hasEnded(run, settled))) return undefined;
+        await this.release({ workflowId: holder.workflowId, runId: description.runId });
+        return index;
+      }),
+    );
+    return looks.filter((index): index is number => index !== undefined);
+  }
+
+  /** Whether the run has ended; a run not found has ended only once its holder is `settled`. */
+  private async hasEnded(runId: string, settled: boolean): Promise<boolean> {
+    try {
+      const run = await this.options.call(() => this.client.workflow.getHandle(runId).describe());
+      return run.status.name !== 'RUNNING';
+    } catch (err) {
+      // Never started (its start failed), or gone past its retention.
+      if (isRunNotFound(err)) return settled;
+      throw err;
+    }
+  }
+}
