@@ -19,6 +19,7 @@ import {
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { base64url, type JWTPayload, SignJWT } from 'jose';
 import { gatewayConfig } from '../gateway/config.ts';
+import { SLOT_WORKFLOW_TYPE } from '../gateway/temporal/slots.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';
@@ -169,10 +170,11 @@ async function post(
 
 const echo = (name: string, text: string, ms = 0) => ({ name, arguments: { text, ms } });
 
-/** Every workflow id in the namespace, from Temporal's visibility store. */
+/** Every tool run in the namespace (not the cap's slot holders), from Temporal's visibility store. */
 async function allRuns(): Promise<Set<string>> {
   const ids = new Set<string>();
-  for await (const run of temporal.client.workflow.list()) ids.add(run.workflowId);
+  const query = `WorkflowType != "${SLOT_WORKFLOW_TYPE}"`;
+  for await (const run of temporal.client.workflow.list({ query })) ids.add(run.workflowId);
   return ids;
 }
 
@@ -296,6 +298,11 @@ describe('scopes', () => {
         { name: 'get_echo_guarded_result', arguments: { workflow_id: `echo_guarded-${'A'.repeat(32)}` } },
       ],
       ['tasks/get', { taskId: `echo_guarded-${'A'.repeat(32)}` }],
+      // Watching a task needs what reading it needs.
+      [
+        'subscriptions/listen',
+        { notifications: { taskIds: [`echo_open-${'B'.repeat(32)}`, `echo_guarded-${'A'.repeat(32)}`] } },
+      ],
     ] as const) {
       const answer = await post(bearer(token), method, params);
       assert.equal(answer.status, 403, `${method} ${JSON.stringify(params)}`);

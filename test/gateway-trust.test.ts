@@ -11,6 +11,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_PRINCIPAL } from '../gateway/temporal/backend.ts';
 import { keyedTaskId } from '../gateway/temporal/runs.ts';
+import { SLOT_WORKFLOW_TYPE } from '../gateway/temporal/slots.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
 import { startGateway, TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';
@@ -69,10 +70,11 @@ after(async () => {
   await temporal?.close();
 });
 
-/** Every workflow id in the namespace, from Temporal's visibility store. */
+/** Every tool run in the namespace (not the cap's slot holders), from Temporal's visibility store. */
 async function allRuns(query?: string): Promise<Set<string>> {
+  const runs = `WorkflowType != "${SLOT_WORKFLOW_TYPE}"${query ? ` AND (${query})` : ''}`;
   const ids = new Set<string>();
-  for await (const run of temporal.client.workflow.list(query ? { query } : {})) ids.add(run.workflowId);
+  for await (const run of temporal.client.workflow.list({ query: runs })) ids.add(run.workflowId);
   return ids;
 }
 

@@ -3,8 +3,13 @@
 // bomb under the body limit, a flood of readiness probes, and SIGTERM with streams open and calls
 // waiting. Each attack with its expected answer, and nothing lost or duplicated.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { Readiness } from '../gateway/http/readiness.ts';
 import { metrics } from '../gateway/shared/metrics.ts';
 import { MCP_PRINCIPAL } from '../gateway/temporal/backend.ts';
@@ -24,6 +29,7 @@ import { startTestStack, type TestStack } from './support/stack.ts';
 import { startTcpProxy } from './support/tcp-proxy.ts';
 import { eventually } from './support/temporal.ts';
 
+const ECHO_WORKFLOWS = fileURLToPath(new URL('./fixtures/workflows/slow-echo.ts', import.meta.url));
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef01';
 const as = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -199,6 +205,77 @@ describe('the running-task cap', () => {
     );
     for (const taskId of [...admitted.slice(1), next])
       await rpcResult((replicas[0] as TestGateway).url, 'tasks/cancel', { taskId }, TASKS_CLIENT, as(BURST));
+  });
+});
+
+describe('secret arguments', () => {
+  test('an argument the schema marks writeOnly never reaches the memo or the Web UI details; keyed retries still compare it', async () => {
+    const queue = `hostile-echo-${process.pid}`;
+    const dir = mkdtempSync(join(tmpdir(), 'hostile-catalog-'));
+    const catalog = join(dir, 'tools.json');
+    writeFileSync(
+      catalog,
+      JSON.stringify({
+        tools: [
+          {
+            name: 'echo_secret',
+            description: 'Echoes text; takes an API key it must not show.',
+            workflow: 'slowEcho',
+            taskQueue: queue,
+            waitBudgetMs: 5_000,
+            idempotencyKeyArgument: 'request_id',
+            inputSchema: {
+              type: 'object',
+              properties: {
+                text: { type: 'string' },
+                ms: { type: 'integer', default: 0 },
+                api_key: { type: 'string', writeOnly: true },
+                request_id: { type: 'string' },
+              },
+              required: ['text', 'api_key'],
+              additionalProperties: false,
+            },
+          },
+        ],
+      }),
+    );
+    const connection = await NativeConnection.connect({ address: stack.temporal.server.address });
+    const worker = await Worker.create({ connection, taskQueue: queue, workflowsPath: ECHO_WORKFLOWS });
+    const running = worker.run();
+    try {
+      const gateway = await stack.extraGateway({ env: { MCP_TOOLS_FILE: catalog } });
+      const secret = 'sk-live-7f3a9c1e5b2d8f4a6c0e';
+      const call = (apiKey: string) =>
+        rpc(
+          gateway.url,
+          'tools/call',
+          { name: 'echo_secret', arguments: { text: 'hi', api_key: apiKey, request_id: 'r-1' } },
+          PLAIN_CLIENT,
+        );
+      const first = await call(secret);
+      const handle = first.result?.structuredContent as { workflow_id: string; status: string };
+      assert.equal(handle.status, 'completed', JSON.stringify(first));
+      const description = await stack.temporal.client.workflow.getHandle(handle.workflow_id).describe();
+      const memo = JSON.stringify(description.memo);
+      const details = (await description.staticDetails()) ?? '';
+      for (const kept of [memo, details, JSON.stringify(first)]) assert.ok(!kept.includes(secret), kept);
+      assert.match(memo, /\[secret hmac-sha256:[0-9a-f]{32}\]/);
+      // The same key with the same secret is the same run; with another secret, a conflict naming the field.
+      const again = await call(secret);
+      assert.equal(
+        (again.result?.structuredContent as { workflow_id: string }).workflow_id,
+        handle.workflow_id,
+      );
+      const other = await call('sk-live-0000000000000000');
+      assert.equal(other.error?.code, -32602);
+      assert.match(other.error?.message ?? '', /api_key/);
+      assert.ok(!(other.error?.message ?? '').includes('sk-live'));
+    } finally {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -156,7 +156,8 @@ const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
  * Per-tool OAuth scopes: a catalog entry's `scopes` are needed (besides the gateway's required ones)
  * for tools/call of the tool and its companions, and for tasks/* on its tasks. Checked on the parsed
  * body before the MCP layer sees it, with the SDK's requireScopes; a token without them is 403
- * `insufficient_scope` naming every scope the request needs. Static tokens may use every tool.
+ * `insufficient_scope` naming every scope the request needs; subscriptions/listen needs what tasks/get
+ * of each task it names needs. A static principal holds every scope unless MCP_AUTH_TOKEN_SCOPES names its own.
  */
 export class ToolScopes {
   private readonly byName = new Map<string, ScopeChallengeHandler>();
@@ -186,17 +187,27 @@ export class ToolScopes {
   async missing(message: unknown, identity: Identity): Promise<readonly string[] | undefined> {
     if (!identity.scopes || !message || typeof message !== 'object') return undefined;
     const { method, params } = message as { method?: unknown; params?: Record<string, unknown> };
-    let handler: ScopeChallengeHandler | undefined;
-    if (method === 'tools/call' && typeof params?.name === 'string') handler = this.byName.get(params.name);
-    else if (typeof method === 'string' && TASK_METHODS.has(method) && typeof params?.taskId === 'string') {
-      const prefix = taskIdPrefix(params.taskId);
-      handler = prefix === undefined ? undefined : this.byIdPrefix.get(prefix);
+    const ofTask = (taskId: unknown) => {
+      const prefix = typeof taskId === 'string' ? taskIdPrefix(taskId) : undefined;
+      return prefix === undefined ? undefined : this.byIdPrefix.get(prefix);
+    };
+    const handlers: (ScopeChallengeHandler | undefined)[] = [];
+    if (method === 'tools/call' && typeof params?.name === 'string')
+      handlers.push(this.byName.get(params.name));
+    else if (typeof method === 'string' && TASK_METHODS.has(method)) handlers.push(ofTask(params?.taskId));
+    else if (method === 'subscriptions/listen') {
+      // Watching a task is reading it: the scopes its tasks/get would need, for every task named.
+      const taskIds = (params?.notifications as { taskIds?: unknown } | undefined)?.taskIds;
+      if (Array.isArray(taskIds)) handlers.push(...new Set(taskIds.map(ofTask)));
     }
-    const challenge = await handler?.({
-      request: message as JSONRPCRequest,
-      authInfo: { token: '', clientId: identity.principal, scopes: [...identity.scopes] },
-    });
-    return challenge?.scopes;
+    for (const handler of handlers) {
+      const challenge = await handler?.({
+        request: message as JSONRPCRequest,
+        authInfo: { token: '', clientId: identity.principal, scopes: [...identity.scopes] },
+      });
+      if (challenge) return challenge.scopes;
+    }
+    return undefined;
   }
 
   /** preHandler hook for /mcp: 403 `insufficient_scope` for a call the token's scopes do not cover. */
@@ -213,7 +224,12 @@ export class ToolScopes {
         const needed = await this.missing(message, identity);
         if (!needed) continue;
         const { method, params } = message as { method: string; params: { name?: string; taskId?: string } };
-        const what = method === 'tools/call' ? `the tool ${params.name}` : `${method} on ${params.taskId}`;
+        const what =
+          method === 'tools/call'
+            ? `the tool ${params.name}`
+            : method === 'subscriptions/listen'
+              ? 'subscriptions/listen on the tasks named'
+              : `${method} on ${params.taskId}`;
         return send(
           reply,
           oauth.insufficientScope(

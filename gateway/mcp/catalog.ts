@@ -102,6 +102,8 @@ export interface CatalogTool {
   /** `json`: the workflow's result is JSON shown as text and structuredContent; `toolResult`: it is an MCP tool result. */
   resultShape: 'json' | 'toolResult';
   presentation: Presentation;
+  /** Arguments whose schema says `writeOnly: true`: secrets, kept with the run only as a digest. */
+  secretArguments?: string[];
   /** The inputSchema, compiled. */
   validateArguments: ValidateFunction;
 }
@@ -233,7 +235,11 @@ export function catalogTool(
   }
   checkMirroredHeaders(inputSchema, fail);
   const key = raw.idempotencyKeyArgument;
-  const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const properties = (inputSchema.properties ?? {}) as Record<
+    string,
+    { type?: unknown; writeOnly?: unknown }
+  >;
+  const secrets = Object.keys(properties).filter((field) => properties[field]?.writeOnly === true);
   if (key !== undefined && properties[key]?.type !== 'string') {
     fail('idempotencyKeyArgument', `"${key}" must be a string property of inputSchema`);
   }
@@ -265,6 +271,7 @@ export function catalogTool(
     resultShape: raw.resultShape ?? 'json',
     ...(raw.requiredClientCapabilities ? { requiredClientCapabilities: raw.requiredClientCapabilities } : {}),
     presentation: raw.hooks ? { ...genericPresentation, ...raw.hooks } : genericPresentation,
+    ...(secrets.length > 0 ? { secretArguments: secrets } : {}),
     validateArguments,
   };
 }

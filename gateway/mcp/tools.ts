@@ -446,6 +446,7 @@ export function durableTools(tool: CatalogTool, { backend, timing, stopping }: T
             tool,
             input: presentation.workflowInput(args, keyArgument),
             arguments: args,
+            ...(tool.secretArguments ? { secretArguments: tool.secretArguments } : {}),
             ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
             summary: presentation.summary(tool.name, args, caller.principal),
           },

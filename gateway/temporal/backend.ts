@@ -128,6 +128,8 @@ export interface StartRequest {
   input: unknown;
   /** The tool arguments as validated (defaults applied), kept with the run. */
   arguments: Record<string, unknown>;
+  /** Arguments the tool's schema marks `writeOnly` (secrets): kept with the run only as a keyed digest. */
+  secretArguments?: readonly string[];
   /**
    * Makes the start idempotent: the same (caller, tool, key) names the same run, which a retried
    * start returns; the same key with other arguments is an invalid-params error.
@@ -246,7 +248,7 @@ export class TemporalBackend {
   private async startKeyed(request: StartRequest, caller: Caller, key: string): Promise<StartedRun> {
     const workflowId = keyedTaskId(this.options.serverSecret, caller.principal, request.tool, key);
     const sameArguments = (run: { memo: RunMemo }) => {
-      const differing = differingArguments(run.memo.arguments ?? {}, request.arguments);
+      const differing = differingArguments(run.memo.arguments ?? {}, this.keptArguments(request));
       if (differing.length > 0) throw new IdempotencyConflictError(key, request.tool.name, differing);
     };
     const existing = await this.describeOwned(workflowId, caller);
@@ -290,7 +292,7 @@ export class TemporalBackend {
     const memo: RunMemo = {
       tool: tool.name,
       createdAt: createdAt.toISOString(),
-      arguments: request.arguments,
+      arguments: this.keptArguments(request),
       principal: caller.principal,
       ...(caller.origin ? { origin: caller.origin } : {}),
       // Later polls and pushes link to the start's trace (tracing on only).
@@ -520,6 +522,23 @@ export class TemporalBackend {
       () => this.client.workflowService.describeNamespace({ namespace: this.options.namespace }),
       timeoutMs,
     );
+  }
+
+  /**
+   * The arguments as the memo and the Web UI keep them: a secret one as a digest keyed by the server
+   * secret (a retry with the same key can still be compared, the value cannot be read or guessed).
+   */
+  private keptArguments(request: StartRequest): Record<string, unknown> {
+    const secrets = request.secretArguments ?? [];
+    if (!secrets.some((name) => name in request.arguments)) return request.arguments;
+    const kept = { ...request.arguments };
+    const key = this.derivedKey('secret-argument');
+    for (const name of secrets) {
+      if (!(name in kept)) continue;
+      const digest = createHmac('sha256', key).update(JSON.stringify(kept[name])).digest('hex').slice(0, 32);
+      kept[name] = `[secret hmac-sha256:${digest}]`;
+    }
+    return kept;
   }
 
   /** A start: Temporal's refusal of its arguments is not "not found" but a start refused. */
