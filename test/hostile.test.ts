@@ -263,7 +263,7 @@ describe('secret arguments', () => {
       // The same key with the same secret is the same run; with another secret, a conflict naming the field.
       const again = await call(secret);
       assert.equal(
-        (again.result?.structuredContent as { workflow_id: string }).workflow_id,
+        (again.result?.structuredContent as { workflow_id?: string } | undefined)?.workflow_id,
         handle.workflow_id,
       );
       const other = await call('sk-live-0000000000000000');
