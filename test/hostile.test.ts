@@ -110,6 +110,26 @@ describe('push under load', () => {
     );
   });
 
+  test('a watched task that disappears (deleted) ends its watch and the stream, instead of being looked for for ever', async () => {
+    const taskId = await waitingTask(stack.gateway);
+    const stream = await listen(stack.gateway.url, { taskIds: [taskId] });
+    try {
+      assert.equal((await stream.next(10_000))?.method, 'notifications/subscriptions/acknowledged');
+      assert.equal((await stream.next(10_000))?.method, 'notifications/tasks');
+      await stack.temporal.client.workflowService.deleteWorkflowExecution({
+        namespace: 'default',
+        workflowExecution: { workflowId: taskId },
+      });
+      let last: Record<string, unknown> | undefined;
+      for (let message = await stream.next(10_000); message; message = await stream.next(10_000))
+        last = message;
+      assert.equal((last?.result as { resultType?: string } | undefined)?.resultType, 'complete');
+      assert.equal((await metrics.openTaskStreams()).watches, 0);
+    } finally {
+      stream.close();
+    }
+  });
+
   test('per principal: 10 concurrent listens from alice → 3 acknowledged; bob still gets his', async () => {
     const aliceTask = await waitingTask(perPrincipal, as(ALICE));
     const bobTask = await waitingTask(perPrincipal, as(BOB));
