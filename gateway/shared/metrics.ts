@@ -23,6 +23,9 @@ export type WaitOutcome = 'closed' | 'budget_spent' | 'caller_gone' | 'input_req
 /** The Temporal calls the gateway makes. */
 export type TemporalOperation =
   | 'start'
+  /** Taking and freeing a slot of the running-task cap (a holder run started or terminated). */
+  | 'slot-take'
+  | 'slot-release'
   | 'result-wait'
   | 'describe'
   | 'query'

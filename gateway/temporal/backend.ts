@@ -51,17 +51,23 @@ import {
   stateFromResultError,
   taskIdPrefix,
 } from './runs.ts';
-import { RunningTaskSlots, type Slot } from './slots.ts';
+import { isSlotId, RunningTaskSlots, SLOT_WORKFLOW_TYPE, type Slot } from './slots.ts';
 
 /** Times every Temporal call the client makes into the latency histogram, by operation. */
 function metricsInterceptor(): WorkflowClientInterceptor {
   return {
-    startWithDetails: (input, next) => metrics.timeTemporal('start', () => next(input)),
+    startWithDetails: (input, next) =>
+      metrics.timeTemporal(input.workflowType === SLOT_WORKFLOW_TYPE ? 'slot-take' : 'start', () =>
+        next(input),
+      ),
     describe: (input, next) => metrics.timeTemporal('describe', () => next(input)),
     query: (input, next) => metrics.timeTemporal('query', () => next(input)),
     signal: (input, next) => metrics.timeTemporal('signal', () => next(input)),
     cancel: (input, next) => metrics.timeTemporal('cancel', () => next(input)),
-    terminate: (input, next) => metrics.timeTemporal('terminate', () => next(input)),
+    terminate: (input, next) =>
+      metrics.timeTemporal(isSlotId(input.workflowExecution.workflowId) ? 'slot-release' : 'terminate', () =>
+        next(input),
+      ),
   };
 }
 

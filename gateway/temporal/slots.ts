@@ -14,6 +14,14 @@ import { isClosedMeanwhile, isRunNotFound, RunningTaskLimitError } from './error
 export const SLOT_TASK_QUEUE = 'mcp-running-task-slots';
 /** The holders' workflow type (never executed). */
 export const SLOT_WORKFLOW_TYPE = 'McpRunningTaskSlot';
+/** Every slot's workflow id starts so. */
+const SLOT_ID_PREFIX = 'mcp-slot-';
+
+/** Whether a workflow id is a slot's (its holder's), not a task's. */
+export function isSlotId(workflowId: string | undefined): boolean {
+  return workflowId?.startsWith(SLOT_ID_PREFIX) ?? false;
+}
+
 /** Random slots tried before every slot is looked at. */
 const QUICK_TRIES = 6;
 /** How old a holder must be before a run it names that cannot be found counts as ended. */
@@ -105,7 +113,7 @@ export class RunningTaskSlots {
       .update(`running-task-slot:${principal}`)
       .digest('base64url')
       .slice(0, 22);
-    return `mcp-slot-${tag}-${index}`;
+    return `${SLOT_ID_PREFIX}${tag}-${index}`;
   }
 
   /** Starts the holder of slot `index`; undefined when the slot is held. */
