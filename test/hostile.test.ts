@@ -13,6 +13,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { Readiness } from '../gateway/http/readiness.ts';
 import { metrics } from '../gateway/shared/metrics.ts';
 import { MCP_PRINCIPAL } from '../gateway/temporal/backend.ts';
+import { SLOT_WORKFLOW_TYPE } from '../gateway/temporal/slots.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { startGatewayProcess } from './support/gateway-process.ts';
 import { TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
@@ -470,11 +471,18 @@ describe('starts Temporal refuses', () => {
     assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
     assert.deepEqual(answer.error?.data, { reason: 'start_refused' });
     assert.doesNotMatch(answer.error?.message ?? '', /McpTool|search attribute/i);
-    const runs = await stack.temporal.client.workflowService.countWorkflowExecutions({
-      namespace,
-      query: '',
-    });
-    assert.equal(Number(runs.count), 0, 'nothing started');
+    // Nothing started but the cap's slot holder, which the refusal freed again.
+    const count = async (query: string) =>
+      Number(
+        (await stack.temporal.client.workflowService.countWorkflowExecutions({ namespace, query })).count,
+      );
+    assert.equal(await count(`WorkflowType != "${SLOT_WORKFLOW_TYPE}"`), 0, 'nothing started');
+    const held = `WorkflowType = "${SLOT_WORKFLOW_TYPE}" AND ExecutionStatus = "Running"`;
+    await eventually(
+      async () => ((await count(held)) === 0 ? true : undefined),
+      10_000,
+      'the slot to be freed',
+    );
   });
 });
 
