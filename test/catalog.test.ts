@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gatewayConfig } from '../gateway/config.ts';
-import { defaultCompanions, loadCatalogFile } from '../gateway/mcp/catalog.ts';
+import { Catalog, defaultCompanions, loadCatalogFile } from '../gateway/mcp/catalog.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -210,4 +210,18 @@ describe('a bad catalog names the file, the entry and the field', () => {
       await assert.rejects(gatewayConfig({ MCP_TOOLS_FILE: p }), /^Error: MCP_TOOLS_FILE/);
     });
   }
+});
+
+describe('runs of a tool no longer in the catalog', () => {
+  test('read generically, with no schema compiled per call: 10,000 polls of removed tools share one validator', () => {
+    const catalog = new Catalog([]);
+    const first = catalog.toolOfRun('removed_tool_0');
+    for (let i = 1; i < 10_000; i++) {
+      const tool = catalog.toolOfRun(`removed_tool_${i % 50}`);
+      assert.equal(tool.validateArguments, first.validateArguments);
+    }
+    const tool = catalog.toolOfRun('report_builder');
+    assert.equal(tool.name, 'report_builder');
+    assert.equal(tool.companions.result, defaultCompanions('report_builder', false).result);
+  });
 });
