@@ -121,6 +121,58 @@ export function staticScopesFromEnv(
   return scopes;
 }
 
+/**
+ * MCP_CLIENT_WAIT_BUDGETS: wait budgets per MCP client, matched on the request's `clientInfo.name`
+ * (case-insensitive): `Claude Desktop=200000;mcp-inspector=45000`. A tool's own budget caps them.
+ */
+export function clientWaitBudgetsFromEnv(env: NodeJS.ProcessEnv): Map<string, number> {
+  const budgets = new Map<string, number>();
+  for (const entry of (env.MCP_CLIENT_WAIT_BUDGETS ?? '')
+    .split(';')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const at = entry.lastIndexOf('=');
+    const name = entry.slice(0, at).trim().toLowerCase();
+    const value = entry.slice(at + 1).trim();
+    if (at <= 0 || name === '' || !/^\d+$/.test(value) || Number(value) > 10 * 60_000) {
+      throw new Error(
+        `MCP_CLIENT_WAIT_BUDGETS: "${entry}" is not client-name=milliseconds (0 to 600000), entries separated by ";"`,
+      );
+    }
+    if (budgets.has(name)) throw new Error(`MCP_CLIENT_WAIT_BUDGETS: "${name}" is listed twice`);
+    budgets.set(name, Number(value));
+  }
+  return budgets;
+}
+
+/** The timeout many MCP clients give a tool call (the TypeScript SDK's default); proxies often less. */
+export const COMMON_CLIENT_TIMEOUT_MS = 60_000;
+
+/**
+ * One line for every wait budget at or above the common client timeout: a client that gives up
+ * first reports a failure while the run goes on, and its retry starts the work again.
+ */
+export function budgetWarnings(
+  config: Pick<GatewayConfig, 'waitBudgetMs' | 'tools' | 'clientWaitBudgets'>,
+): string[] {
+  const trap = (what: string, ms: number) =>
+    `${what} is ${ms} ms, at or above ${COMMON_CLIENT_TIMEOUT_MS} ms: clients that time out a tool call at ` +
+    `${COMMON_CLIENT_TIMEOUT_MS / 1000} s (the MCP TypeScript SDK's default; proxies often 30-60 s) give up before ` +
+    'the answer, report a failure while the run goes on, and may start it again; lower it, or give those ' +
+    'clients a budget of their own (MCP_CLIENT_WAIT_BUDGETS)';
+  const lines: string[] = [];
+  if (config.waitBudgetMs >= COMMON_CLIENT_TIMEOUT_MS)
+    lines.push(trap('MCP_WAIT_BUDGET_MS', config.waitBudgetMs));
+  for (const tool of config.tools) {
+    if (tool.waitBudgetMs >= COMMON_CLIENT_TIMEOUT_MS && tool.waitBudgetMs !== config.waitBudgetMs)
+      lines.push(trap(`the wait budget of ${tool.name}`, tool.waitBudgetMs));
+  }
+  for (const [name, ms] of config.clientWaitBudgets ?? []) {
+    if (ms >= COMMON_CLIENT_TIMEOUT_MS) lines.push(trap(`the wait budget of client "${name}"`, ms));
+  }
+  return lines;
+}
+
 /** Tokens from MCP_AUTH_TOKENS or the file named by MCP_AUTH_TOKENS_FILE (not both). */
 export function authTokensFromEnv(env: NodeJS.ProcessEnv): Map<string, string> {
   const inline = env.MCP_AUTH_TOKENS?.trim();
@@ -202,6 +254,7 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
     host,
     port: integer(env, 'MCP_PORT', DEFAULTS.port, 0, 65_535),
     waitBudgetMs,
+    clientWaitBudgets: clientWaitBudgetsFromEnv(env),
     pollIntervalMs,
     taskTtlMs: integer(env, 'MCP_TASK_TTL_MS', DEFAULTS.taskTtlMs, 60_000, 365 * 24 * 60 * 60 * 1000),
     queryTimeoutMs: integer(env, 'MCP_QUERY_TIMEOUT_MS', DEFAULTS.queryTimeoutMs, 100, 60_000),

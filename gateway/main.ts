@@ -1,7 +1,7 @@
 // `npm run gateway`: the MCP gateway process. Configuration from the environment (see config.ts).
 import { setTimeout as delay } from 'node:timers/promises';
 import { startTracing, traceDestination } from '../common/tracing.ts';
-import { backendOptions, gatewayConfig } from './config.ts';
+import { backendOptions, budgetWarnings, gatewayConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { logDestination, logFormat } from './http/logging.ts';
 import { loadServerSecret } from './server-secret.ts';
@@ -51,6 +51,7 @@ app.log.info(
 app.log.info(
   `gateway: tools from ${config.toolsFile ?? 'the built-in catalog'}: ${config.tools.map((t) => t.name).join(', ')}`,
 );
+for (const line of budgetWarnings(config)) app.log.warn(`gateway: ${line}`);
 app.log.info(
   `gateway: ${
     config.firstStartTokenFile

@@ -43,6 +43,8 @@ export interface AppSettings {
   listen: SubscriptionLimits;
   /** How long an input_required answer's requestState stays valid. */
   inputStateTtlSeconds: number;
+  /** Wait budgets per MCP client (lower-cased clientInfo.name); each tool's budget caps them. */
+  clientWaitBudgets?: ReadonlyMap<string, number>;
   /** The tools served. */
   tools: CatalogTool[];
 }
@@ -111,6 +113,7 @@ export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
       timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
       listen: config.listen,
       requestStateTtlSeconds: config.inputStateTtlSeconds,
+      ...(config.clientWaitBudgets ? { clientWaitBudgets: config.clientWaitBudgets } : {}),
       onError,
     }),
     isPollTool: (name) => catalog.isPollTool(name),

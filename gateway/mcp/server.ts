@@ -75,6 +75,8 @@ export interface McpServerDeps {
   listen: SubscriptionLimits;
   /** How long an input_required answer's requestState stays valid. */
   requestStateTtlSeconds: number;
+  /** Wait budgets per MCP client (lower-cased clientInfo.name); each tool's budget caps them. */
+  clientWaitBudgets?: ReadonlyMap<string, number>;
   onError?: (error: Error) => void;
 }
 

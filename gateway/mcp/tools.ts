@@ -101,6 +101,18 @@ export interface ToolDeps {
   timing: TaskTiming;
   /** Aborts when the gateway shuts down: a waiting call stops waiting and answers its handle. */
   stopping?: AbortSignal;
+  /** Wait budgets per MCP client (lower-cased clientInfo.name); each tool's budget caps them. */
+  clientWaitBudgets?: ReadonlyMap<string, number>;
+}
+
+/** How long a call waits for its run: the tool's budget, or less for a client given a budget of its own. */
+export function waitBudgetFor(
+  tool: Pick<CatalogTool, 'waitBudgetMs'>,
+  clientName: string | undefined,
+  budgets: ReadonlyMap<string, number> | undefined,
+): number {
+  const own = clientName === undefined ? undefined : budgets?.get(clientName.toLowerCase());
+  return own === undefined ? tool.waitBudgetMs : Math.min(own, tool.waitBudgetMs);
 }
 
 /** "difficulty: Too big: expected int to be <=40" — every problem, naming the field. */
@@ -341,8 +353,9 @@ async function waitOrAsk(
   rounds: InputRounds | undefined,
   carried: Record<string, unknown> | undefined,
   stopping: AbortSignal | undefined,
+  waitBudgetMs: number,
 ): Promise<WaitEnd> {
-  const { progressQuery: query, inputSignal, waitBudgetMs } = tool;
+  const { progressQuery: query, inputSignal } = tool;
   if (!rounds || !query || !inputSignal) return backend.wait(workflowId, waitBudgetMs, gone, stopping);
   const unsent = new Map(Object.entries(formAnswers(carried)));
   const interrupt = new AbortController();
@@ -382,7 +395,10 @@ async function waitOrAsk(
 }
 
 /** A catalog tool's MCP tools: its start, result and cancel companions, and respond where it takes input. */
-export function durableTools(tool: CatalogTool, { backend, timing, stopping }: ToolDeps): ToolDefinition[] {
+export function durableTools(
+  tool: CatalogTool,
+  { backend, timing, stopping, clientWaitBudgets }: ToolDeps,
+): ToolDefinition[] {
   const { presentation, companions, progressQuery } = tool;
   // Every answer of the tool and its companions is the start/poll JSON: one schema for all.
   const outputSchema = startPollOutputSchema(tool.outputSchema ?? {});
@@ -395,8 +411,11 @@ export function durableTools(tool: CatalogTool, { backend, timing, stopping }: T
     return found?.tool === tool.name ? found : undefined;
   };
   /** After an action: the result if the run closes within the budget, else its state now. */
-  const settle = async (id: string, { caller, ctx }: ToolCall) => {
-    const outcome = await backend.wait(id, tool.waitBudgetMs, ctx.mcpReq.signal, stopping);
+  const budgetOf = ({ server, ctx }: ToolCall) =>
+    waitBudgetFor(tool, requestOrigin(server, ctx).clientName, clientWaitBudgets);
+  const settle = async (id: string, call: ToolCall) => {
+    const { caller, ctx } = call;
+    const outcome = await backend.wait(id, budgetOf(call), ctx.mcpReq.signal, stopping);
     if (outcome.kind === 'closed') return answer({ workflowId: id, state: outcome.state });
     const now = await view(id, caller);
     return now ? answer(now) : notFound(id);
@@ -464,6 +483,7 @@ export function durableTools(tool: CatalogTool, { backend, timing, stopping }: T
         rounds,
         carried,
         stopping,
+        budgetOf(call),
       );
       const token = progressToken(ctx);
       const outcome =
