@@ -247,7 +247,8 @@ export class TaskSubscriptions {
     push(firstTask);
     if (terminal(firstTask) || signal.aborted) return Promise.resolve();
     let watch = this.watches.get(first.workflowId);
-    if (!watch) {
+    // A watch its last subscriber just left is ending: this subscriber gets a new one.
+    if (!watch || watch.stop.signal.aborted) {
       const created: Watch = {
         subscribers: new Set(),
         stop: new AbortController(),
