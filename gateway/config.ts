@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { codecFromEnv } from '../common/codec-settings.ts';
 import { integerSetting as integer } from '../common/settings.ts';
 import { type TemporalEnv, temporalEnv } from '../common/temporal-env.ts';
 import { miningEntry } from '../workflows/mining/tool.ts';
@@ -31,6 +32,61 @@ export interface GatewayConfig extends AppSettings {
   tools: CatalogTool[];
   /** Where the first start's generated token is kept (MCP_FIRST_START_TOKEN_FILE), when it is in use. */
   firstStartTokenFile?: string;
+}
+
+// ---- payload encryption and the codec server ------------------------------------------------------
+
+function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name]?.trim().toLowerCase() ?? '';
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new Error(`${name} must be "true" or "false", got "${env[name]}"`);
+}
+
+/** A browser origin as the Origin header carries it: scheme, host and port, nothing else. */
+function origin(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`MCP_CODEC_CORS_ORIGINS: "${text}" is not an origin (e.g. http://localhost:8233)`);
+  }
+  if (!/^https?:$/.test(url.protocol) || url.origin !== text.replace(/\/$/, '')) {
+    throw new Error(`MCP_CODEC_CORS_ORIGINS: "${text}" is not an origin (scheme://host[:port], no path)`);
+  }
+  return url.origin;
+}
+
+/**
+ * The codec (MCP_CODEC_KEYS, common/codec-settings.ts) and, with MCP_CODEC_SERVER=true, the codec
+ * server for the Web UI: MCP_CODEC_CORS_ORIGINS (the Web UI's origins), MCP_CODEC_PRINCIPALS (who
+ * may use it, when callers authenticate; every principal when unset).
+ */
+export function codecSettingsFromEnv(
+  env: NodeJS.ProcessEnv,
+  namespace: string,
+): Pick<AppSettings, 'codec' | 'codecServer'> {
+  const codec = codecFromEnv(env);
+  if (!booleanSetting(env, 'MCP_CODEC_SERVER')) return codec ? { codec } : {};
+  if (!codec) throw new Error('MCP_CODEC_SERVER=true needs the codec keys (MCP_CODEC_KEYS or MCP_CODEC_KEYS_FILE)');
+  const list = (name: string) =>
+    (env[name] ?? '')
+      .split(/[\s,]+/)
+      .map((item) => item.trim())
+      .filter(Boolean);
+  const principals = list('MCP_CODEC_PRINCIPALS');
+  for (const principal of principals) {
+    if (!PRINCIPAL_PATTERN.test(principal))
+      throw new Error(`MCP_CODEC_PRINCIPALS: "${principal}" is not a valid principal`);
+  }
+  return {
+    codec,
+    codecServer: {
+      namespace,
+      corsOrigins: list('MCP_CODEC_CORS_ORIGINS').map(origin),
+      ...(principals.length ? { principals } : {}),
+    },
+  };
 }
 
 export const DEFAULTS = {
@@ -296,6 +352,7 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
       7 * 24 * 60 * 60,
     ),
     temporal,
+    ...codecSettingsFromEnv(env, temporal.namespace),
     ...(toolsFile ? { toolsFile } : {}),
     tools,
     ...(firstStartTokenFile ? { firstStartTokenFile } : {}),

@@ -1,5 +1,6 @@
 // `npm run gateway`: the MCP gateway process. Configuration from the environment (see config.ts).
 import { setTimeout as delay } from 'node:timers/promises';
+import { describeCodec } from '../common/codec-settings.ts';
 import { startTracing, traceDestination } from '../common/tracing.ts';
 import { backendOptions, budgetWarnings, gatewayConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
@@ -34,7 +35,7 @@ const { config, serverSecret, logFormat: format, tracePrincipal } = await startu
 // Before the Temporal client is made: its tracing interceptor is added only when tracing is on.
 const tracing = await startTracing('mcp-gateway');
 if (tracing) enableTracing({ principalAttribute: tracePrincipal });
-const client = createTemporalClient(config.temporal, config.temporalTimeoutMs);
+const client = createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);
 const backend = new TemporalBackend(client, backendOptions(config, serverSecret.secret));
 // JSON lines are written off the request path (pino flushes what is pending when the process
 // exits); on a terminal (or LOG_FORMAT=pretty), one readable line per request.
@@ -61,6 +62,12 @@ app.log.info(
         ? `bearer tokens for ${config.authTokens.size} principal(s)`
         : 'no authentication (loopback only; every caller is "anonymous")'
   }; server secret from ${serverSecret.source}; at most ${config.maxRunningTasks || 'unlimited'} running task(s) per principal`,
+);
+app.log.info(
+  `gateway: ${describeCodec(config.codec?.keys)}` +
+    (config.codecServer
+      ? `; codec server on ${bound}/codec for ${config.codecServer.corsOrigins.join(', ') || 'no browser origin'}`
+      : ''),
 );
 app.log.info(
   tracing

@@ -2,6 +2,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import * as activities from '../activities/index.ts';
 import { closeSharedNoncePool } from '../activities/pow/nonce-pool.ts';
+import { describeCodec } from '../common/codec-settings.ts';
 import { retryUntil } from '../common/poll.ts';
 import { temporalEnv } from '../common/temporal-env.ts';
 import { startTracing, traceDestination } from '../common/tracing.ts';
@@ -38,6 +39,9 @@ async function main(): Promise<void> {
       },
       sinks: tracingSinks(tracing),
       activities,
+      // A payload it cannot decrypt fails the workflow or activity task (retried, shown in the Web
+      // UI with the key id), never the process, and is never read as plaintext.
+      ...(settings.codec ? { dataConverter: { payloadCodecs: [settings.codec] } } : {}),
       maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
       // Heartbeats leave at most once a second, so a cancellation reaches a block within ~1 s.
       maxHeartbeatThrottleInterval: '1s',
@@ -46,6 +50,7 @@ async function main(): Promise<void> {
     console.log(
       `worker: polling task queue "${temporal.taskQueue}" in namespace "${temporal.namespace}" at ${temporal.address}`,
     );
+    console.log(`worker: ${describeCodec(settings.codec?.keys)}`);
     if (tracing) console.log(`worker: traces to ${traceDestination()} as service "${tracing.serviceName}"`);
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown that resolves run().
     await worker.run();

@@ -1,6 +1,8 @@
 // Worker settings from the environment, apart from the process entry so they can be tested.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { codecFromEnv } from '../common/codec-settings.ts';
+import type { EncryptionCodec } from '../common/payload-codec.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** The workflow interceptors that trace runs started while tracing (bundled with the workflows). */
@@ -14,6 +16,8 @@ export interface WorkerSettings {
   workflowBundlePath?: string;
   maxConcurrentActivities: number;
   connectTimeoutMs: number;
+  /** Payload encryption (MCP_CODEC_KEYS, MCP_CODEC_KEY_ID), the gateway's keys; absent: off. */
+  codec?: EncryptionCodec;
 }
 
 function positiveInt(name: string, raw: string | undefined, fallback: number): number {
@@ -40,6 +44,7 @@ export function workerSettings(env: NodeJS.ProcessEnv = process.env): WorkerSett
   const bundle =
     env.WORKFLOW_BUNDLE_PATH || (existsSync(DEFAULT_BUNDLE_PATH) ? DEFAULT_BUNDLE_PATH : undefined);
   if (bundle && !existsSync(bundle)) throw new Error(`WORKFLOW_BUNDLE_PATH ${bundle} does not exist`);
+  const codec = codecFromEnv(env);
   return {
     workflowBundlePath: bundle,
     maxConcurrentActivities: positiveInt(
@@ -48,5 +53,6 @@ export function workerSettings(env: NodeJS.ProcessEnv = process.env): WorkerSett
       8,
     ),
     connectTimeoutMs: positiveInt('TEMPORAL_CONNECT_TIMEOUT_MS', env.TEMPORAL_CONNECT_TIMEOUT_MS, 30_000),
+    ...(codec ? { codec } : {}),
   };
 }

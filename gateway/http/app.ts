@@ -1,14 +1,16 @@
 // The Fastify app, built apart from listen() so tests drive it in-process or on a free port:
 // POST /mcp (mcp-endpoint.ts), GET /healthz (the process is up), GET /readyz (Temporal answers
-// within a bounded time, 503 if not), GET /metrics (Prometheus text, not request-logged), and with
-// OAuth the RFC 9728 metadata.
+// within a bounded time, 503 if not), GET /metrics (Prometheus text, not request-logged), with
+// OAuth the RFC 9728 metadata, and with MCP_CODEC_SERVER the codec server (codec-endpoint.ts).
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { EncryptionCodec } from '../../common/payload-codec.ts';
 import { Catalog, type CatalogTool } from '../mcp/catalog.ts';
 import type { SubscriptionLimits } from '../mcp/push.ts';
 import { McpServers } from '../mcp/server.ts';
 import { renderMetrics } from '../shared/metrics.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
+import { type CodecServerSettings, codecEndpoint } from './codec-endpoint.ts';
 import { loggerOptions } from './logging.ts';
 import { isLoopback, loopbackHostnames } from './loopback.ts';
 import { type AuthTokens, childLoggerFactory, mcpEndpoint } from './mcp-endpoint.ts';
@@ -47,6 +49,10 @@ export interface AppSettings {
   clientWaitBudgets?: ReadonlyMap<string, number>;
   /** The tools served. */
   tools: CatalogTool[];
+  /** The payload codec of the Temporal client (MCP_CODEC_KEYS); absent: payloads in clear. */
+  codec?: EncryptionCodec;
+  /** The codec server for the Web UI (MCP_CODEC_SERVER=true); absent: /codec/* is 404. */
+  codecServer?: CodecServerSettings;
 }
 
 export interface AppDeps {
@@ -103,6 +109,15 @@ export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
         () => app.log.info(`gateway: OAuth access tokens from ${issuer} for ${audience}`),
         (err) => app.log.warn(`gateway: OAuth issuer ${issuer} not usable yet: ${(err as Error).message}`),
       );
+    });
+  }
+  if (config.codec && config.codecServer) {
+    app.register(codecEndpoint, {
+      ...config.codecServer,
+      codec: config.codec,
+      authTokens: config.authTokens,
+      ...(config.staticScopes ? { staticScopes: config.staticScopes } : {}),
+      ...(oauth ? { oauth } : {}),
     });
   }
   const onError = (error: Error) => app.log.warn({ err: error }, 'mcp request error');

@@ -2,6 +2,7 @@
 // where the spec defines them), the messages and data, and the bodies of the answers the HTTP
 // layer writes by hand (refusals before the MCP server sees the request, push streams).
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { UndecryptablePayloadError } from '../../common/payload-codec.ts';
 import { TASKS_EXTENSION } from '../shared/protocol.ts';
 import {
   IdempotencyConflictError,
@@ -155,6 +156,7 @@ export function toProtocolError(err: unknown): ProtocolError {
       err,
     );
   }
+  if (err instanceof UndecryptablePayloadError) return payloadUndecryptable(err);
   if (isRunNotFound(err)) return taskNotFound();
   if (isTemporalUnavailable(err)) {
     return new ProtocolError(
@@ -165,6 +167,25 @@ export function toProtocolError(err: unknown): ProtocolError {
   }
   // The message of an unforeseen error may say anything (addresses, internals): it goes to the log.
   return withCause(new ProtocolError(INTERNAL_ERROR, 'Internal error', { reason: 'internal' }), err);
+}
+
+/**
+ * A payload of the task (its result, memo or progress) that this gateway's codec keys cannot
+ * decrypt: the key id it names is unknown here (a key not yet, or no longer, configured), or the
+ * ciphertext fails authentication. Never shown as plaintext, never guessed around.
+ */
+function payloadUndecryptable(err: UndecryptablePayloadError): ProtocolError {
+  const why =
+    err.reason === 'unknown_key'
+      ? `it is encrypted with key id "${err.keyId}", which this gateway does not hold (MCP_CODEC_KEYS)`
+      : err.reason === 'missing_key_id'
+        ? 'it is marked encrypted but names no key id'
+        : `it fails authentication under key id "${err.keyId}" (tampered with, or a different key under that id)`;
+  return new ProtocolError(INTERNAL_ERROR, `A payload of this task cannot be decrypted: ${why}`, {
+    reason: 'payload_undecryptable',
+    keyId: err.keyId,
+    cause: err.reason,
+  });
 }
 
 /** The error a client is told, carrying the one it is not (for the request's log line). */
@@ -247,4 +268,47 @@ export function pollRateLimited(
 /** 500 body: the answer could not be made. */
 export function internalError(id: unknown): ErrorBody {
   return errorBody(id, INTERNAL_ERROR, 'Internal error');
+}
+
+// ---- the codec server (/codec/encode, /codec/decode) ----------------------------------------------
+
+/** What the codec server answers when it refuses: plain JSON (the Web UI shows `message`). */
+export interface CodecErrorBody {
+  error: { reason: string; message: string; keyId?: string };
+}
+
+function codecError(reason: string, message: string, extra: { keyId?: string } = {}): CodecErrorBody {
+  return { error: { reason, message, ...extra } };
+}
+
+/** 400: a payload the codec keys cannot decrypt, naming its key id. */
+export function codecUndecryptable(err: UndecryptablePayloadError): CodecErrorBody {
+  return codecError('payload_undecryptable', `Cannot decode: ${err.message}`, { keyId: err.keyId });
+}
+
+/** 400: a body that is not `{payloads: [...]}` with base64 fields. */
+export function codecBadRequest(reason: string): CodecErrorBody {
+  return codecError('bad_request', `Bad codec request: ${reason}`);
+}
+
+/** 400: X-Namespace names a namespace the keys are not for. */
+export function codecNamespaceMismatch(asked: string, served: string): CodecErrorBody {
+  return codecError(
+    'namespace_mismatch',
+    `This codec server decodes namespace "${served}", not "${asked.slice(0, 200)}"`,
+  );
+}
+
+/** 403: a browser Origin not in MCP_CODEC_CORS_ORIGINS (or, without authentication, no Origin or a remote peer). */
+export function codecOriginRefused(origin: string): CodecErrorBody {
+  return codecError(
+    'origin_refused',
+    `Origin ${origin.slice(0, 200)} may not use this codec server (MCP_CODEC_CORS_ORIGINS; without ` +
+      'authentication, only a browser on the gateway machine from an allowed origin)',
+  );
+}
+
+/** 403: an authenticated principal not in MCP_CODEC_PRINCIPALS. */
+export function codecPrincipalRefused(principal: string): CodecErrorBody {
+  return codecError('principal_refused', `Principal "${principal}" may not use the codec server (MCP_CODEC_PRINCIPALS)`);
 }

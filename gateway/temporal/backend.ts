@@ -17,6 +17,7 @@ import {
 } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
+import type { EncryptionCodec } from '../../common/payload-codec.ts';
 import type { TemporalEnv } from '../../common/temporal-env.ts';
 import type { InputResponses } from '../../workflows/mcp-contract.ts';
 import { metrics, type WaitOutcome as WaitEnd } from '../shared/metrics.ts';
@@ -73,9 +74,15 @@ function metricsInterceptor(): WorkflowClientInterceptor {
 
 /**
  * The gateway's Temporal client. The connection is lazy, so the gateway starts (and /readyz says
- * 503) while Temporal is down, and gets back in touch by itself when Temporal returns.
+ * 503) while Temporal is down, and gets back in touch by itself when Temporal returns. With a
+ * codec, every payload it writes (arguments, memo, signals, queries) is encrypted and every one it
+ * reads is decrypted; search attributes are not payloads and stay readable.
  */
-export function createTemporalClient(temporal: TemporalEnv, connectTimeoutMs: number): Client {
+export function createTemporalClient(
+  temporal: TemporalEnv,
+  connectTimeoutMs: number,
+  codec?: EncryptionCodec,
+): Client {
   const { address, tls, apiKey, metadata } = temporal.connectionOptions;
   const connection = Connection.lazy({
     address,
@@ -87,6 +94,7 @@ export function createTemporalClient(temporal: TemporalEnv, connectTimeoutMs: nu
   return new Client({
     connection,
     namespace: temporal.namespace,
+    ...(codec ? { dataConverter: { payloadCodecs: [codec] } } : {}),
     // With tracing on, every client call is a span under the request's, and a start carries the
     // trace context to the workflow in its headers.
     interceptors: {

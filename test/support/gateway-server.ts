@@ -48,7 +48,7 @@ export async function startGateway(options: GatewayOptions): Promise<TestGateway
     MCP_READY_TIMEOUT_MS: String(options.readyTimeoutMs ?? 1_000),
     ...options.env,
   });
-  const temporal = createTemporalClient(config.temporal, config.temporalTimeoutMs);
+  const temporal = createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);
   const secret = Buffer.from(options.env?.MCP_SERVER_SECRET ?? TEST_SERVER_SECRET);
   const backend = new TemporalBackend(temporal, backendOptions(config, secret));
   const app = buildApp(config, { backend });

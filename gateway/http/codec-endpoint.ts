@@ -1,0 +1,153 @@
+// The codec server for the Temporal Web UI (and `temporal --codec-endpoint`): POST /codec/decode and
+// POST /codec/encode take `{ payloads: [{ metadata: { key: base64 }, data: base64 }] }` and answer
+// the same shape, decrypted or encrypted with the gateway's codec keys. Off unless
+// MCP_CODEC_SERVER=true. Who may call it:
+//   - with bearer tokens or OAuth configured: a token the gateway accepts on /mcp (the Web UI sends
+//     its own login's access token with `passAccessToken`), of a principal in MCP_CODEC_PRINCIPALS
+//     when that is set;
+//   - without authentication (a loopback-only gateway, `npm start`): only a browser on this machine
+//     (a loopback peer) whose Origin is in MCP_CODEC_CORS_ORIGINS — the dev server's Web UI has no
+//     login, and the Origin check keeps other web pages the browser has open from using it.
+// CORS: an allowed Origin gets its own Access-Control-Allow-Origin (credentials allowed, for
+// `includeCredentials`); any other Origin is refused, preflight included.
+import type { Payload } from '@temporalio/common';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { type EncryptionCodec, UndecryptablePayloadError } from '../../common/payload-codec.ts';
+import {
+  type CodecErrorBody,
+  codecBadRequest,
+  codecNamespaceMismatch,
+  codecOriginRefused,
+  codecPrincipalRefused,
+  codecUndecryptable,
+} from '../mcp/errors.ts';
+import { isLoopback } from './loopback.ts';
+import { type AuthTokens, authenticatedIdentity, bearerAuth } from './mcp-endpoint.ts';
+import type { OAuthResourceServer } from './oauth.ts';
+
+export interface CodecServerSettings {
+  /** The namespace whose payloads the keys are for (an X-Namespace naming another is refused). */
+  namespace: string;
+  /** Origins of the Web UI allowed to call from a browser. */
+  corsOrigins: readonly string[];
+  /** Principals that may use it when callers authenticate; absent: every principal. */
+  principals?: readonly string[];
+}
+
+export interface CodecEndpointOptions extends CodecServerSettings {
+  codec: EncryptionCodec;
+  authTokens: AuthTokens;
+  staticScopes?: ReadonlyMap<string, readonly string[]>;
+  oauth?: OAuthResourceServer;
+}
+
+/** A decode call carries a batch of payloads, each up to Temporal's blob limit (2 MB by default). */
+const CODEC_BODY_LIMIT = 16 * 1024 * 1024;
+const ALLOWED_HEADERS = 'authorization, content-type, x-namespace';
+
+interface JsonPayload {
+  metadata?: Record<string, string>;
+  data?: string;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** The request's payloads as the SDK's Payload objects; a string naming what is wrong otherwise. */
+export function payloadsFromJson(body: unknown): Payload[] | string {
+  const payloads = (body as { payloads?: unknown } | null)?.payloads;
+  if (!Array.isArray(payloads)) return 'the body must be {"payloads": [...]}';
+  const out: Payload[] = [];
+  for (const [index, item] of payloads.entries()) {
+    if (!item || typeof item !== 'object') return `payloads[${index}] is not an object`;
+    const { metadata = {}, data = '' } = item as JsonPayload;
+    if (typeof metadata !== 'object' || metadata === null) return `payloads[${index}].metadata is not an object`;
+    if (typeof data !== 'string' || !BASE64.test(data)) return `payloads[${index}].data is not base64`;
+    const decoded: Record<string, Uint8Array> = {};
+    for (const [key, value] of Object.entries(metadata)) {
+      if (typeof value !== 'string' || !BASE64.test(value))
+        return `payloads[${index}].metadata.${key} is not base64`;
+      decoded[key] = Buffer.from(value, 'base64');
+    }
+    out.push({ metadata: decoded, data: Buffer.from(data, 'base64') });
+  }
+  return out;
+}
+
+export function payloadsToJson(payloads: Payload[]): { payloads: JsonPayload[] } {
+  return {
+    payloads: payloads.map((payload) => ({
+      metadata: Object.fromEntries(
+        Object.entries(payload.metadata ?? {}).map(([key, value]) => [
+          key,
+          Buffer.from(value ?? new Uint8Array()).toString('base64'),
+        ]),
+      ),
+      data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
+    })),
+  };
+}
+
+export const codecEndpoint: FastifyPluginAsync<CodecEndpointOptions> = async (app, options) => {
+  const origins = new Set(options.corsOrigins);
+  const authenticates = options.authTokens.size > 0 || options.oauth !== undefined;
+  const authenticate = authenticates
+    ? bearerAuth(options.authTokens, options.oauth, options.staticScopes)
+    : undefined;
+  const send = (reply: FastifyReply, status: number, body: CodecErrorBody) =>
+    reply.code(status).header('content-type', 'application/json').send(body);
+
+  // CORS first: an answer to an allowed Origin carries its headers, refusals included, so the Web
+  // UI can read why; a foreign Origin is refused before anything else.
+  app.addHook('onRequest', async (request, reply) => {
+    const from = request.headers.origin;
+    if (from === undefined) return;
+    if (!origins.has(from)) return send(reply, 403, codecOriginRefused(from));
+    reply
+      .header('access-control-allow-origin', from)
+      .header('access-control-allow-credentials', 'true')
+      .header('vary', 'Origin');
+  });
+
+  // Who is calling (preflights carry no credentials and need none).
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS' || reply.sent) return;
+    if (authenticate) {
+      await authenticate(request, reply);
+      if (reply.sent) return;
+      const principal = authenticatedIdentity(request.raw)?.principal;
+      if (options.principals && (!principal || !options.principals.includes(principal)))
+        return send(reply, 403, codecPrincipalRefused(principal ?? ''));
+      return;
+    }
+    // No authentication: a browser on this machine, from an allowed Origin, and nothing else.
+    if (!isLoopback(request.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '') || !request.headers.origin)
+      return send(reply, 403, codecOriginRefused(request.headers.origin ?? '(none)'));
+  });
+
+  app.options('/codec/:operation', async (_request, reply) =>
+    reply
+      .code(204)
+      .header('access-control-allow-methods', 'POST, OPTIONS')
+      .header('access-control-allow-headers', ALLOWED_HEADERS)
+      .header('access-control-max-age', '600')
+      .send(),
+  );
+
+  const route = (operation: 'encode' | 'decode') => async (request: FastifyRequest, reply: FastifyReply) => {
+    const namespace = request.headers['x-namespace'];
+    if (typeof namespace === 'string' && namespace !== '' && namespace !== options.namespace)
+      return send(reply, 400, codecNamespaceMismatch(namespace, options.namespace));
+    const payloads = payloadsFromJson(request.body);
+    if (typeof payloads === 'string') return send(reply, 400, codecBadRequest(payloads));
+    try {
+      const out =
+        operation === 'decode' ? await options.codec.decode(payloads) : await options.codec.encode(payloads);
+      return reply.send(payloadsToJson(out));
+    } catch (err) {
+      if (err instanceof UndecryptablePayloadError) return send(reply, 400, codecUndecryptable(err));
+      throw err;
+    }
+  };
+  app.post('/codec/decode', { bodyLimit: CODEC_BODY_LIMIT }, route('decode'));
+  app.post('/codec/encode', { bodyLimit: CODEC_BODY_LIMIT }, route('encode'));
+};
