@@ -26,14 +26,17 @@ function decodeKey(text: string, what: string): Buffer {
 export function parseCodecKeys(text: string, source: string): Map<string, Buffer> {
   const keys = new Map<string, Buffer>();
   const lines = text.split(/\r?\n/).filter((line) => !line.trim().startsWith('#'));
+  let entry = 0;
   for (const pair of lines.join(',').split(/[\s,]+/)) {
     if (pair === '') continue;
+    entry += 1;
     const at = pair.indexOf('=');
     const id = at > 0 ? pair.slice(0, at) : '';
-    if (!KEY_ID_PATTERN.test(id)) {
+    // The text is not echoed: an entry without its id may be a bare key (`...=` is its padding).
+    if (!KEY_ID_PATTERN.test(id) || at === pair.length - 1) {
       throw new Error(
-        `${source}: expected id=base64key pairs; "${id || '(none)'}" is not a key id ` +
-          '(letters, digits, . _ : -, at most 64 characters)',
+        `${source}: entry ${entry} is not id=base64key (an id of letters, digits, . _ : -, at most 64 ` +
+          'characters, then "=", then the key)',
       );
     }
     if (keys.has(id)) throw new Error(`${source}: key id "${id}" is listed twice`);
@@ -49,7 +52,8 @@ export function codecKeysFromEnv(env: NodeJS.ProcessEnv): CodecKeys | undefined 
   const current = env.MCP_CODEC_KEY_ID?.trim();
   if (inline && file) throw new Error('set MCP_CODEC_KEYS or MCP_CODEC_KEYS_FILE, not both');
   if (!inline && !file) {
-    if (current) throw new Error('MCP_CODEC_KEY_ID is set but no key is (MCP_CODEC_KEYS or MCP_CODEC_KEYS_FILE)');
+    if (current)
+      throw new Error('MCP_CODEC_KEY_ID is set but no key is (MCP_CODEC_KEYS or MCP_CODEC_KEYS_FILE)');
     return undefined;
   }
   let keys: Map<string, Buffer>;
@@ -58,7 +62,9 @@ export function codecKeysFromEnv(env: NodeJS.ProcessEnv): CodecKeys | undefined 
     try {
       text = readFileSync(file, 'utf8');
     } catch (err) {
-      throw new Error(`MCP_CODEC_KEYS_FILE: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw new Error(
+        `MCP_CODEC_KEYS_FILE: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
     }
     keys = parseCodecKeys(text, `MCP_CODEC_KEYS_FILE (${file})`);
   } else {
@@ -68,12 +74,16 @@ export function codecKeysFromEnv(env: NodeJS.ProcessEnv): CodecKeys | undefined 
   if (keys.size === 0) throw new Error(`${source} lists no id=base64key pair`);
   if (!current) {
     if (keys.size > 1) {
-      throw new Error(`MCP_CODEC_KEY_ID must name the key that encrypts (one of: ${[...keys.keys()].join(', ')})`);
+      throw new Error(
+        `MCP_CODEC_KEY_ID must name the key that encrypts (one of: ${[...keys.keys()].join(', ')})`,
+      );
     }
     return { current: [...keys.keys()][0] as string, keys };
   }
   if (!keys.has(current)) {
-    throw new Error(`MCP_CODEC_KEY_ID "${current}" is not among the ids of ${source} (${[...keys.keys()].join(', ')})`);
+    throw new Error(
+      `MCP_CODEC_KEY_ID "${current}" is not among the ids of ${source} (${[...keys.keys()].join(', ')})`,
+    );
   }
   return { current, keys };
 }

@@ -86,7 +86,10 @@ export class EncryptionCodec implements PayloadCodec {
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, NONCE_BYTES));
       decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-      plain = Buffer.concat([decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+      plain = Buffer.concat([
+        decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
     } catch {
       throw new UndecryptablePayloadError(keyId, 'tampered');
     }

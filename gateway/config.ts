@@ -68,7 +68,8 @@ export function codecSettingsFromEnv(
 ): Pick<AppSettings, 'codec' | 'codecServer'> {
   const codec = codecFromEnv(env);
   if (!booleanSetting(env, 'MCP_CODEC_SERVER')) return codec ? { codec } : {};
-  if (!codec) throw new Error('MCP_CODEC_SERVER=true needs the codec keys (MCP_CODEC_KEYS or MCP_CODEC_KEYS_FILE)');
+  if (!codec)
+    throw new Error('MCP_CODEC_SERVER=true needs the codec keys (MCP_CODEC_KEYS or MCP_CODEC_KEYS_FILE)');
   const list = (name: string) =>
     (env[name] ?? '')
       .split(/[\s,]+/)

@@ -60,7 +60,8 @@ export function payloadsFromJson(body: unknown): Payload[] | string {
   for (const [index, item] of payloads.entries()) {
     if (!item || typeof item !== 'object') return `payloads[${index}] is not an object`;
     const { metadata = {}, data = '' } = item as JsonPayload;
-    if (typeof metadata !== 'object' || metadata === null) return `payloads[${index}].metadata is not an object`;
+    if (typeof metadata !== 'object' || metadata === null)
+      return `payloads[${index}].metadata is not an object`;
     if (typeof data !== 'string' || !BASE64.test(data)) return `payloads[${index}].data is not base64`;
     const decoded: Record<string, Uint8Array> = {};
     for (const [key, value] of Object.entries(metadata)) {

@@ -310,5 +310,8 @@ export function codecOriginRefused(origin: string): CodecErrorBody {
 
 /** 403: an authenticated principal not in MCP_CODEC_PRINCIPALS. */
 export function codecPrincipalRefused(principal: string): CodecErrorBody {
-  return codecError('principal_refused', `Principal "${principal}" may not use the codec server (MCP_CODEC_PRINCIPALS)`);
+  return codecError(
+    'principal_refused',
+    `Principal "${principal}" may not use the codec server (MCP_CODEC_PRINCIPALS)`,
+  );
 }

@@ -15,7 +15,7 @@ import {
   type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, type Payload, SearchAttributeType } from '@temporalio/common';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
 import type { EncryptionCodec } from '../../common/payload-codec.ts';
 import type { TemporalEnv } from '../../common/temporal-env.ts';
@@ -38,6 +38,7 @@ import {
   differingArguments,
   type ExecutionState,
   type ExecutionView,
+  heartbeatPayload,
   isOwnedBy,
   keyedTaskId,
   lastUpdate,
@@ -619,12 +620,25 @@ export class TemporalBackend {
     );
   }
 
+  /** The heartbeat details, through the client's codecs (a detail: undefined when they fail). */
+  private async heartbeat(description: WorkflowExecutionDescription): Promise<unknown> {
+    let payload = heartbeatPayload(description);
+    if (!payload) return undefined;
+    try {
+      for (const codec of [...this.client.options.loadedDataConverter.payloadCodecs].reverse())
+        [payload] = await codec.decode([payload as Payload]);
+    } catch {
+      return undefined;
+    }
+    return latestHeartbeat(description, payload);
+  }
+
   private async runningState(
     handle: WorkflowHandle,
     description: WorkflowExecutionDescription,
     answer: { progress: ProgressAnswer } | { error: unknown } | undefined,
   ): Promise<ExecutionState> {
-    const heartbeat = latestHeartbeat(description);
+    const heartbeat = await this.heartbeat(description);
     const withHeartbeat = heartbeat === undefined ? {} : { heartbeat };
     if (answer === undefined) return { status: 'running', ...withHeartbeat };
     if ('progress' in answer) return { status: 'running', progress: answer.progress, ...withHeartbeat };

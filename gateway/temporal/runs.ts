@@ -290,12 +290,21 @@ export function queryFailureNote(err: unknown, taskQueue: string, queryTimeoutMs
   return `The run is in progress; progress is unavailable right now (${cause ?? (err as Error).message}).`;
 }
 
-/** The latest heartbeat details of the activity in flight, if any. */
-export function latestHeartbeat(description: WorkflowExecutionDescription): unknown {
-  const payload = description.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0];
+/** The stored payload of the latest heartbeat of the activity in flight (encrypted with a codec). */
+export function heartbeatPayload(description: WorkflowExecutionDescription): Payload | undefined {
+  return (description.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0] ?? undefined) as
+    | Payload
+    | undefined;
+}
+
+/** The latest heartbeat details of the activity in flight, if any (`payload`: it decoded by the codec). */
+export function latestHeartbeat(
+  description: WorkflowExecutionDescription,
+  payload: Payload | undefined = heartbeatPayload(description),
+): unknown {
   if (!payload) return undefined;
   try {
-    return defaultPayloadConverter.fromPayload(payload as Payload);
+    return defaultPayloadConverter.fromPayload(payload);
   } catch {
     return undefined;
   }
