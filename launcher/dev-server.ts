@@ -17,6 +17,8 @@ export interface DevServerOptions {
   port?: number;
   /** Serve the Web UI on this port; headless when absent. */
   uiPort?: number;
+  /** The codec server the Web UI decodes payloads through (`--ui-codec-endpoint`). */
+  uiCodecEndpoint?: string;
   ip?: string;
   namespace?: string;
   readyTimeoutMs?: number;
@@ -57,6 +59,7 @@ export class DevServer {
       'error',
     ];
     if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+    if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
     else args.push('--headless');
     for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
       args.push('--search-attribute', `${name}=${type}`);

@@ -9,6 +9,8 @@ export interface LocalTemporalOptions {
   dbFilename: string;
   port: number;
   uiPort: number;
+  /** The codec server the Web UI decodes payloads through (`--ui-codec-endpoint`). */
+  uiCodecEndpoint?: string;
   /** Receives the server's output. */
   onOutput: (chunk: Buffer) => void;
   /** Receives the install script's messages and progress, when the CLI has to be installed. */
@@ -48,6 +50,7 @@ async function startCliDevServer(cli: string, options: LocalTemporalOptions): Pr
     dbFilename: options.dbFilename,
     port: options.port,
     uiPort: options.uiPort,
+    ...(options.uiCodecEndpoint ? { uiCodecEndpoint: options.uiCodecEndpoint } : {}),
     onOutput: options.onOutput,
     detached: true,
     readyTimeoutMs: 90_000,
@@ -86,6 +89,7 @@ async function startDownloadedDevServer(
         port: options.port,
         ui: true,
         uiPort: options.uiPort,
+        ...(options.uiCodecEndpoint ? { extraArgs: ['--ui-codec-endpoint', options.uiCodecEndpoint] } : {}),
         searchAttributes: Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) =>
           defineSearchAttributeKey(name, type.toUpperCase() as SearchAttributeType),
         ),

@@ -25,6 +25,12 @@ export interface StartConfig {
    * their traces to; its OTLP/HTTP port (JAEGER_OTLP_PORT, 4318) and UI port (JAEGER_UI_PORT, 16686).
    */
   jaeger?: { otlpHttpPort: number; uiPort: number; queryGrpcPort: number };
+  /**
+   * MCP_START_CODEC=true: payloads encrypted (the keys of MCP_CODEC_KEYS / MCP_CODEC_KEYS_FILE, or a
+   * key generated once into the data folder), the gateway's codec server on, and the dev server's
+   * Web UI pointed at it.
+   */
+  codec: boolean;
 }
 
 export const START_DEFAULTS = {
@@ -47,11 +53,35 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return value;
 }
 
-function startsJaeger(env: NodeJS.ProcessEnv): boolean {
-  const raw = env.MCP_START_JAEGER?.trim().toLowerCase() ?? '';
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name]?.trim().toLowerCase() ?? '';
   if (raw === '' || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
-  throw new Error(`MCP_START_JAEGER must be "true" or "false", got "${env.MCP_START_JAEGER}"`);
+  throw new Error(`${name} must be "true" or "false", got "${env[name]}"`);
+}
+
+/** Where the Web UI finds the gateway's codec server. */
+export function codecEndpoint(config: Pick<StartConfig, 'mcpHost' | 'mcpPort'>): string {
+  return `http://${localHost(config.mcpHost)}:${config.mcpPort}/codec`;
+}
+
+/**
+ * The settings the worker and gateway get with MCP_START_CODEC=true: the keys (`keysFile()` when the
+ * environment names none; called only then), the codec server on, and the dev server's Web UI as its allowed origin
+ * (both spellings of the local host a browser may use). Settings already in the environment win.
+ */
+export function codecEnv(
+  env: NodeJS.ProcessEnv,
+  uiPort: number | undefined,
+  keysFile: () => string,
+): NodeJS.ProcessEnv {
+  const hasKeys = Boolean(env.MCP_CODEC_KEYS?.trim() || env.MCP_CODEC_KEYS_FILE?.trim());
+  const origins = uiPort ? `http://localhost:${uiPort},http://127.0.0.1:${uiPort}` : '';
+  return {
+    ...(hasKeys ? {} : { MCP_CODEC_KEYS_FILE: keysFile() }),
+    MCP_CODEC_SERVER: env.MCP_CODEC_SERVER?.trim() || 'true',
+    ...(env.MCP_CODEC_CORS_ORIGINS?.trim() || !origins ? {} : { MCP_CODEC_CORS_ORIGINS: origins }),
+  };
 }
 
 /**
@@ -79,7 +109,8 @@ export function startConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.
     mcpHost: env.MCP_HOST?.trim() || START_DEFAULTS.mcpHost,
     mcpPort: port(env, 'MCP_PORT', START_DEFAULTS.mcpPort),
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH?.trim() || undefined,
-    ...(startsJaeger(env)
+    codec: flag(env, 'MCP_START_CODEC'),
+    ...(flag(env, 'MCP_START_JAEGER')
       ? {
           jaeger: {
             otlpHttpPort: port(env, 'JAEGER_OTLP_PORT', START_DEFAULTS.jaegerOtlpPort),

@@ -9,12 +9,15 @@ import { fileURLToPath } from 'node:url';
 import { pollUntil } from '../common/poll.ts';
 import { gatewayConfig } from '../gateway/config.ts';
 import { GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
+import { ensureLocalCodecKeys } from './codec-keys.ts';
 import { ensureJaeger, type Jaeger, startJaeger } from './jaeger.ts';
 import { linePrefixer, processLabel } from './line-prefixer.ts';
 import { type LocalTemporal, startLocalTemporal } from './local-temporal.ts';
 import { ManagedProcess } from './managed-process.ts';
 import { catalogLabel, exampleCall, toolRows } from './start-banner.ts';
 import {
+  codecEndpoint,
+  codecEnv,
   gatewayLogEnv,
   jaegerTraceEnv,
   localHost,
@@ -140,6 +143,7 @@ async function main(): Promise<void> {
     const installOutput = linePrefixer(processLabel('install', LABEL_WIDTH), emit);
     temporalStarting = startLocalTemporal({
       ...config.devServer,
+      ...(config.codec ? { uiCodecEndpoint: codecEndpoint(config) } : {}),
       onOutput: (chunk) => temporalOutput.write(chunk),
       onInstallOutput: (chunk) => installOutput.write(chunk),
       say,
@@ -183,6 +187,9 @@ async function main(): Promise<void> {
     WORKFLOW_BUNDLE_PATH: bundlePath,
     MCP_HOST: config.mcpHost,
     MCP_PORT: String(config.mcpPort),
+    ...(config.codec
+      ? codecEnv(process.env, config.devServer?.uiPort, () => ensureLocalCodecKeys(config.dataDir))
+      : {}),
   };
   let workerReady: () => void = () => {};
   const workerReadyPromise = new Promise<void>((resolve) => {
@@ -220,6 +227,11 @@ async function main(): Promise<void> {
   say(`  MCP endpoint     ${endpoint}`);
   if (temporal) say(`  Temporal Web UI  ${temporal.uiUrl}`);
   if (jaegerStarted) say(`  Traces (Jaeger)  ${jaegerStarted.uiUrl}`);
+  if (config.codec) {
+    say(`  Codec server     ${codecEndpoint(config)} (payloads encrypted; the Web UI decodes through it)`);
+    if (!process.env.MCP_CODEC_KEYS?.trim() && !process.env.MCP_CODEC_KEYS_FILE?.trim())
+      say(`  Codec keys       ${join(config.dataDir, 'codec-keys')}`);
+  }
   say(`  Temporal         ${address}${temporal ? ` (${temporal.description})` : ' (TEMPORAL_ADDRESS)'}`);
   if (config.devServer) say(`  Data folder      ${config.dataDir}`);
   const served = await servedCatalog(env);

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { DEFAULT_TASK_QUEUE } from '../common/temporal-env.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { catalogLabel, exampleCall, toolRows } from '../launcher/start-banner.ts';
-import { gatewayLogEnv, mcpUrl, startConfig } from '../launcher/start-config.ts';
+import { codecEndpoint, codecEnv, gatewayLogEnv, mcpUrl, startConfig } from '../launcher/start-config.ts';
 import { findTemporalCli, TEMPORAL_CLI_VERSION } from '../launcher/temporal-cli.ts';
 import { eventually } from './support/temporal.ts';
 
@@ -82,6 +82,32 @@ describe('start configuration', () => {
 
   test('a wildcard bind is probed and advertised on loopback', () => {
     assert.equal(mcpUrl(startConfig({ MCP_HOST: '0.0.0.0', MCP_PORT: '8080' })), 'http://127.0.0.1:8080/mcp');
+  });
+
+  test('MCP_START_CODEC: a key file unless keys are set, the codec server on, the Web UI its origin', () => {
+    assert.equal(startConfig({}).codec, false);
+    const config = startConfig({ MCP_START_CODEC: 'true', MCP_PORT: '3100' });
+    assert.equal(config.codec, true);
+    assert.equal(codecEndpoint(config), 'http://127.0.0.1:3100/codec');
+    let made = 0;
+    const keysFile = () => {
+      made += 1;
+      return '/project/.data/codec-keys';
+    };
+    assert.deepEqual(codecEnv({}, 8233, keysFile), {
+      MCP_CODEC_KEYS_FILE: '/project/.data/codec-keys',
+      MCP_CODEC_SERVER: 'true',
+      MCP_CODEC_CORS_ORIGINS: 'http://localhost:8233,http://127.0.0.1:8233',
+    });
+    assert.equal(made, 1);
+    assert.deepEqual(
+      codecEnv({ MCP_CODEC_KEYS: 'a=x', MCP_CODEC_CORS_ORIGINS: 'https://ui.example' }, 8233, keysFile),
+      {
+        MCP_CODEC_SERVER: 'true',
+      },
+    );
+    assert.equal(made, 1, 'no key file when keys are configured');
+    assert.throws(() => startConfig({ MCP_START_CODEC: 'yes' }), /MCP_START_CODEC must be "true" or "false"/);
   });
 
   test('a bad port is refused with the variable named', () => {
