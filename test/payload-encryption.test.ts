@@ -499,7 +499,7 @@ describe('the codec server', () => {
     assert.equal(response.status, 404);
   });
 
-  test('without authentication (loopback gateway): a browser from an allowed origin only', async () => {
+  test('without authentication (loopback gateway): local callers, and browsers of an allowed origin only', async () => {
     const local = await startGateway({
       temporalAddress: temporal.server.address,
       taskQueue: TASK_QUEUE,
@@ -518,8 +518,10 @@ describe('the codec server', () => {
           Buffer.from(p.data, 'base64').toString().includes(secret),
         ),
       );
-      const noOrigin = await codecCall(local, 'decode', sealed, {});
-      assert.equal(noOrigin.status, 403);
+      // A local process (the Temporal CLI's --codec-endpoint) sends no Origin: the trust /mcp gives it.
+      const cli = await codecCall(local, 'decode', sealed, {});
+      assert.equal(cli.status, 200);
+      assert.equal(cli.headers.get('access-control-allow-origin'), null);
       const otherPort = await codecCall(local, 'decode', sealed, { origin: 'http://localhost:9999' });
       assert.equal(otherPort.status, 403);
     } finally {

@@ -5,9 +5,11 @@
 //   - with bearer tokens or OAuth configured: a token the gateway accepts on /mcp (the Web UI sends
 //     its own login's access token with `passAccessToken`), of a principal in MCP_CODEC_PRINCIPALS
 //     when that is set;
-//   - without authentication (a loopback-only gateway, `npm start`): only a browser on this machine
-//     (a loopback peer) whose Origin is in MCP_CODEC_CORS_ORIGINS — the dev server's Web UI has no
-//     login, and the Origin check keeps other web pages the browser has open from using it.
+//   - without authentication (a loopback-only gateway, `npm start`): only callers on this machine (a
+//     loopback peer, the rule /mcp follows then), and from a browser only pages of an Origin in
+//     MCP_CODEC_CORS_ORIGINS — the dev server's Web UI has no login to send, and the Origin check
+//     keeps every other web page the browser has open from using it. The Temporal CLI's
+//     `--codec-endpoint` (no Origin) works too.
 // CORS: an allowed Origin gets its own Access-Control-Allow-Origin (credentials allowed, for
 // `includeCredentials`); any other Origin is refused, preflight included.
 import type { Payload } from '@temporalio/common';
@@ -120,8 +122,8 @@ export const codecEndpoint: FastifyPluginAsync<CodecEndpointOptions> = async (ap
         return send(reply, 403, codecPrincipalRefused(principal ?? ''));
       return;
     }
-    // No authentication: a browser on this machine, from an allowed Origin, and nothing else.
-    if (!isLoopback(request.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '') || !request.headers.origin)
+    // No authentication: callers on this machine only (a foreign Origin was refused above).
+    if (!isLoopback(request.socket.remoteAddress?.replace(/^::ffff:/, '') ?? ''))
       return send(reply, 403, codecOriginRefused(request.headers.origin ?? '(none)'));
   });
 

@@ -299,12 +299,12 @@ export function codecNamespaceMismatch(asked: string, served: string): CodecErro
   );
 }
 
-/** 403: a browser Origin not in MCP_CODEC_CORS_ORIGINS (or, without authentication, no Origin or a remote peer). */
+/** 403: a browser Origin not in MCP_CODEC_CORS_ORIGINS (or, without authentication, a caller on another machine). */
 export function codecOriginRefused(origin: string): CodecErrorBody {
   return codecError(
     'origin_refused',
     `Origin ${origin.slice(0, 200)} may not use this codec server (MCP_CODEC_CORS_ORIGINS; without ` +
-      'authentication, only a browser on the gateway machine from an allowed origin)',
+      'authentication, only callers on the gateway machine)',
   );
 }
 
