@@ -15,6 +15,8 @@ const worker = await Worker.create({
   namespace: temporal.namespace,
   taskQueue: temporal.taskQueue,
   ...workflowSource(settings),
+  // MCP_CODEC_KEYS: the payloads it reads and writes are encrypted, as the real worker's are.
+  ...(settings.codec ? { dataConverter: { payloadCodecs: [settings.codec] } } : {}),
 });
 console.log(`parked worker: polling task queue "${temporal.taskQueue}" (workflows only)`);
 await worker.run();

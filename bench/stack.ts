@@ -9,12 +9,16 @@ import { startWorker, type WorkerProcess } from '../test/support/worker-process.
 export const BENCH_CHILD = { output: 'file', readyTimeoutMs: 90_000 } as const;
 
 /** A workflows-only worker: runs it starts stay Running and idle (see parked-worker.ts). */
-export function startParkedWorker(temporalAddress: string, taskQueue: string): Promise<TestProcess> {
+export function startParkedWorker(
+  temporalAddress: string,
+  taskQueue: string,
+  env: Record<string, string> = {},
+): Promise<TestProcess> {
   return startTestProcess({
     name: 'parked worker',
     command: process.execPath,
     args: ['--import', 'tsx', 'bench/parked-worker.ts'],
-    env: { TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue },
+    env: { TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, ...env },
     readyText: 'parked worker: polling',
     ...BENCH_CHILD,
   });
