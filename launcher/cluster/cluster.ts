@@ -336,11 +336,24 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     await prepareNamespace(cli, temporalAddress, say);
     say(`Temporal ready at ${temporalAddress}, namespace ${NAMESPACE}`);
 
+    // MCP_CODEC_SERVER=true (with MCP_CODEC_KEYS): the UI decodes payloads through the gateways'
+    // codec server, behind the proxy; the UI's own origin is the one the gateways allow.
+    const codecServer = process.env.MCP_CODEC_SERVER?.trim() === 'true';
+    const codecEnv: NodeJS.ProcessEnv =
+      codecServer && !process.env.MCP_CODEC_CORS_ORIGINS?.trim()
+        ? { MCP_CODEC_CORS_ORIGINS: `http://127.0.0.1:${ports.ui},http://localhost:${ports.ui}` }
+        : {};
     const uiStarting = uiBinary
       ? startOne({
           name: 'ui',
           command: uiBinary,
-          args: ['--port', String(ports.ui), '--temporal-address', temporalAddress],
+          args: [
+            '--port',
+            String(ports.ui),
+            '--temporal-address',
+            temporalAddress,
+            ...(codecServer ? ['--codec-endpoint', `http://127.0.0.1:${ports.proxy}/codec`] : []),
+          ],
           ready: () => httpOk(`http://127.0.0.1:${ports.ui}/`),
           readyTimeoutMs: 30_000,
           stopGraceMs: 5_000,
@@ -386,6 +399,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
               MCP_SERVER_SECRET_FILE: secretFile,
               MCP_DATA_DIR: join(dataDir, 'gateway-data'),
               LOG_FORMAT: 'json',
+              ...codecEnv,
               ...options.gatewayEnv,
             },
             () => httpOk(`http://127.0.0.1:${port}/readyz`),

@@ -16,6 +16,7 @@ func main() {
 	ip := flag.String("ip", "127.0.0.1", "address the UI listens on")
 	port := flag.Int("port", 8233, "port the UI listens on")
 	address := flag.String("temporal-address", "127.0.0.1:7233", "the Temporal frontend (host:port)")
+	codec := flag.String("codec-endpoint", "", "a codec server the UI decodes payloads through (empty: none)")
 	flag.Parse()
 
 	server := uiserver.NewServer(uiserveroptions.WithConfigProvider(&uiconfig.Config{
@@ -25,6 +26,7 @@ func main() {
 		EnableUI:            true,
 		CORS:                uiconfig.CORS{CookieInsecure: true},
 		HideLogs:            true,
+		Codec:               uiconfig.Codec{Endpoint: *codec},
 	}))
 	log.Printf("temporal-ui: http://%s:%d (frontend %s)", *ip, *port, *address)
 	if err := server.Start(); err != nil {
