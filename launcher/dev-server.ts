@@ -58,9 +58,11 @@ export class DevServer {
       '--log-level',
       'error',
     ];
-    if (options.uiPort) args.push('--ui-port', String(options.uiPort));
-    if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
-    else args.push('--headless');
+    if (!options.uiPort) args.push('--headless');
+    else {
+      args.push('--ui-port', String(options.uiPort));
+      if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
+    }
     for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
       args.push('--search-attribute', `${name}=${type}`);
     const child = spawn(options.cli ?? requireTemporalCli(), args, {
