@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -435,6 +435,92 @@ function withoutTemporalCli(go: Record<string, string>, home: string): NodeJS.Pr
 }
 
 const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[\\d+m`, 'g');
+
+describe('npm start with MCP_START_CODEC=true', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mcp-gw-start-codec-'));
+  let run: NpmStart | undefined;
+  after(() => {
+    if (run && run.npm.exitCode === null && run.npm.signalCode === null) {
+      for (const info of descendants(run.pid)) {
+        try {
+          process.kill(info.pid, 'SIGKILL');
+        } catch {}
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('payloads encrypted with a generated key; the Web UI decodes them through the gateway', async () => {
+    run = await npmStart(dataDir, { set: { MCP_START_CODEC: 'true' } });
+    await run.ready();
+    const codecUrl = `http://127.0.0.1:${run.mcpPort}/codec`;
+    assert.match(run.output(), new RegExp(`Codec server +${codecUrl.replaceAll('.', '\\.')}`));
+    const keyFile = join(dataDir, 'codec-keys');
+    assert.equal(statSync(keyFile).mode & 0o777, 0o600);
+    assert.match(readFileSync(keyFile, 'utf8'), /^local-[\d-]+=[A-Za-z0-9+/]{43}=$/m);
+    // The Web UI is told where its codec server is.
+    const settings = (await (await fetch(`http://localhost:${run.uiPort}/api/v1/settings`)).json()) as {
+      Codec?: { Endpoint?: string };
+    };
+    assert.equal(settings.Codec?.Endpoint, codecUrl);
+
+    const secret = `codec-smoke-${process.pid}-${Date.now()}`;
+    const client = new Client({ name: 'npm-start-codec', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${run.mcpPort}/mcp`)));
+    const result = await client.callTool({
+      name: 'start_mining',
+      arguments: { difficulty: 4, blocks: 1, data: secret },
+    });
+    await client.close();
+    const answer = result.structuredContent as {
+      status?: string;
+      workflow_id?: string;
+      result?: { data?: string };
+    };
+    assert.equal(answer.status, 'completed', JSON.stringify(result));
+    assert.equal(answer.result?.data, secret, 'the gateway answers in clear');
+
+    // History holds ciphertext; the codec server opens it for the Web UI's origin, as the UI asks.
+    const shown = spawnSync(
+      findTemporalCli() as string,
+      [
+        'workflow',
+        'show',
+        '-w',
+        String(answer.workflow_id),
+        '--address',
+        `127.0.0.1:${run.temporalPort}`,
+        '-o',
+        'json',
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(shown.status, 0, shown.stderr);
+    assert.ok(!shown.stdout.includes(secret));
+    type Sealed = { metadata: { encoding: string }; data: string };
+    const events = JSON.parse(shown.stdout).events as {
+      workflowExecutionCompletedEventAttributes?: { result: { payloads: Sealed[] } };
+    }[];
+    const sealed = events.find((e) => e.workflowExecutionCompletedEventAttributes)
+      ?.workflowExecutionCompletedEventAttributes?.result.payloads[0];
+    assert.ok(sealed);
+    assert.equal(Buffer.from(sealed.metadata.encoding, 'base64').toString(), 'binary/encrypted');
+    const origin = `http://localhost:${run.uiPort}`;
+    const decoded = await fetch(`${codecUrl}/decode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin, 'x-namespace': 'default' },
+      body: JSON.stringify({ payloads: [sealed] }),
+    });
+    assert.equal(decoded.status, 200);
+    assert.equal(decoded.headers.get('access-control-allow-origin'), origin);
+    const { payloads } = (await decoded.json()) as { payloads: { data: string }[] };
+    assert.equal(JSON.parse(Buffer.from(payloads[0]?.data ?? '', 'base64').toString()).data, secret);
+
+    process.kill(-run.pid, 'SIGINT');
+    const [code, signal] = await run.exited;
+    assert.ok(code === 0 || signal === 'SIGINT', `npm start ended with code ${code}, signal ${signal}`);
+  });
+});
 
 describe('npm start on a first run', () => {
   const go = goEnv();
