@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { codecFromEnv } from '../common/codec-settings.ts';
@@ -314,6 +315,38 @@ describe('encrypted history', () => {
     const [opened] = await (codec as EncryptionCodec).decode([sealed]);
     assert.equal(Buffer.from(opened?.metadata?.encoding ?? []).toString(), 'json/plain');
     assert.deepEqual(JSON.parse(Buffer.from(opened?.data ?? []).toString()), done?.result);
+  });
+
+  test('the worker given a payload of a key it lacks: the workflow task fails naming the key id, the worker lives on', async () => {
+    const foreign = new EncryptionCodec({
+      current: OTHER.id,
+      keys: new Map([[OTHER.id, Buffer.from(OTHER.key, 'base64')]]),
+    });
+    const client = new Client({
+      connection: temporal.client.connection,
+      dataConverter: { payloadCodecs: [foreign] },
+    });
+    const handle = await client.workflow.start('mineChain', {
+      taskQueue: TASK_QUEUE,
+      workflowId: `foreign-${randomUUID()}`,
+      args: [{ difficulty: 1, blocks: 1 }],
+    });
+    const failure = await eventually(
+      async () => {
+        const { history } = await temporal.client.workflowService.getWorkflowExecutionHistory({
+          namespace: 'default',
+          execution: { workflowId: handle.workflowId },
+        });
+        return history?.events?.find((e) => e.workflowTaskFailedEventAttributes)
+          ?.workflowTaskFailedEventAttributes?.failure;
+      },
+      30_000,
+      'the workflow task to fail',
+      200,
+    );
+    assert.match(failure?.message ?? '', new RegExp(`key id "${OTHER.id}"`));
+    assert.equal(worker.child.exitCode, null, 'the worker is still running');
+    await handle.terminate();
   });
 
   test('a tampered result: a clear error naming the key id, no plaintext fallback', async () => {
