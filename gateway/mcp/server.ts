@@ -21,7 +21,7 @@ import * as z from 'zod/v4';
 import { metrics, type TaskRequestOutcome, type ToolCallOutcome } from '../shared/metrics.ts';
 import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
 import { annotateSpan } from '../shared/tracing.ts';
-import type { Caller, TemporalBackend } from '../temporal/backend.ts';
+import { type Caller, SHUTDOWN, type TemporalBackend } from '../temporal/backend.ts';
 import {
   answerableRequests,
   declaresTasksExtension,
@@ -342,7 +342,7 @@ export class McpServers {
    * waiting and answers its task or handle (the run goes on; nothing is cut off without an answer).
    */
   async drain(): Promise<void> {
-    this.stopping.abort();
+    this.stopping.abort(SHUTDOWN);
     this.subscriptions.closeAll();
     // The SDK's close ends every exchange it holds, a call's included: first let the waiting calls
     // answer (they stop waiting at once; each still describes its run), within a bound.

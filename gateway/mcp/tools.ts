@@ -11,7 +11,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import * as z from 'zod/v4';
 import type { InputRequest, InputResponse, InputResponses } from '../../workflows/mcp-contract.ts';
 import { META } from '../shared/protocol.ts';
-import type { Caller, TemporalBackend, WaitOutcome } from '../temporal/backend.ts';
+import { type Caller, SHUTDOWN, type TemporalBackend, type WaitOutcome } from '../temporal/backend.ts';
 import type { ExecutionView, RequestOrigin } from '../temporal/runs.ts';
 import {
   type CreateTaskResult,
@@ -359,7 +359,7 @@ async function waitOrAsk(
   if (!rounds || !query || !inputSignal) return backend.wait(workflowId, waitBudgetMs, gone, stopping);
   const unsent = new Map(Object.entries(formAnswers(carried)));
   const interrupt = new AbortController();
-  const stop = () => interrupt.abort();
+  const stop = () => interrupt.abort(SHUTDOWN);
   stopping?.addEventListener('abort', stop, { once: true });
   if (stopping?.aborted) stop();
   const deadline = Date.now() + waitBudgetMs;
@@ -380,7 +380,7 @@ async function waitOrAsk(
       const answerable = rounds.answerable(outstanding);
       if (Object.keys(answerable).length > 0) {
         asked = answerable;
-        interrupt.abort();
+        interrupt.abort('input_required');
         return;
       }
     }

@@ -153,6 +153,14 @@ export interface StartedRun {
 
 export type WaitOutcome = { kind: 'closed'; state: ExecutionState } | { kind: 'running' };
 
+/** Why a wait was interrupted: the reason its interrupt was aborted with ('shutdown'), else input. */
+function interruptedBy(interrupt: AbortSignal): WaitEnd {
+  return interrupt.reason === SHUTDOWN ? 'shutdown' : 'input_required';
+}
+
+/** The abort reason of the gateway's stopping signal, so a wait it cuts short is counted as such. */
+export const SHUTDOWN = 'shutdown';
+
 export interface BackendOptions {
   namespace: string;
   /** Deadline of start, describe, result fetch, signal and cancel calls. */
@@ -331,7 +339,7 @@ export class TemporalBackend {
 
   /**
    * Waits for the run to close, at most `budgetMs` (or until `signal` aborts: the caller left; or
-   * `interrupt` aborts: the run asks for input): resolves the moment it closes, or with `running`
+   * `interrupt` aborts: the run asks for input, or the gateway stops, as its reason says): resolves the moment it closes, or with `running`
    * when the wait ends first. Leaves no wait behind; every wait is timed into the wait histogram
    * with how it ended.
    */
@@ -385,7 +393,9 @@ export class TemporalBackend {
         return { kind: 'closed', state };
       }
       if (budget.signal.aborted) {
-        ended(signal?.aborted ? 'caller_gone' : interrupt?.aborted ? 'input_required' : 'budget_spent');
+        ended(
+          signal?.aborted ? 'caller_gone' : interrupt?.aborted ? interruptedBy(interrupt) : 'budget_spent',
+        );
         return { kind: 'running' };
       }
       ended('error');
