@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { integerSetting as integer } from '../common/settings.ts';
+import { integerSetting as integer, nameValueEntries } from '../common/settings.ts';
 import { type TemporalEnv, temporalEnv } from '../common/temporal-env.ts';
 import { miningEntry } from '../workflows/mining/tool.ts';
 import type { AppSettings } from './http/app.ts';
@@ -104,19 +104,11 @@ export function staticScopesFromEnv(
   const text = env.MCP_AUTH_TOKEN_SCOPES?.trim();
   if (!text) return scopes;
   if (!oauth) throw new Error('MCP_AUTH_TOKEN_SCOPES is set but OAuth is not (scopes are OAuth scopes)');
-  for (const entry of text
-    .split(';')
-    .map((item) => item.trim())
-    .filter(Boolean)) {
-    const at = entry.indexOf('=');
-    const principal = at > 0 ? entry.slice(0, at).trim() : '';
-    if (!tokens.has(principal)) {
-      throw new Error(
-        `MCP_AUTH_TOKEN_SCOPES: "${entry}" does not name a principal of MCP_AUTH_TOKENS as principal=scopes`,
-      );
-    }
-    if (scopes.has(principal)) throw new Error(`MCP_AUTH_TOKEN_SCOPES: "${principal}" is listed twice`);
-    scopes.set(principal, parseScopes(entry.slice(at + 1), `MCP_AUTH_TOKEN_SCOPES (${principal})`));
+  const shape = 'principal=scopes with a principal of MCP_AUTH_TOKENS';
+  for (const [principal, list] of nameValueEntries(text, ';', 'MCP_AUTH_TOKEN_SCOPES', shape)) {
+    if (!tokens.has(principal))
+      throw new Error(`MCP_AUTH_TOKEN_SCOPES: "${principal}=${list}" is not ${shape}`);
+    scopes.set(principal, parseScopes(list, `MCP_AUTH_TOKEN_SCOPES (${principal})`));
   }
   return scopes;
 }
@@ -127,19 +119,13 @@ export function staticScopesFromEnv(
  */
 export function clientWaitBudgetsFromEnv(env: NodeJS.ProcessEnv): Map<string, number> {
   const budgets = new Map<string, number>();
-  for (const entry of (env.MCP_CLIENT_WAIT_BUDGETS ?? '')
-    .split(';')
-    .map((item) => item.trim())
-    .filter(Boolean)) {
-    const at = entry.lastIndexOf('=');
-    const name = entry.slice(0, at).trim().toLowerCase();
-    const value = entry.slice(at + 1).trim();
-    if (at <= 0 || name === '' || !/^\d+$/.test(value) || Number(value) > 10 * 60_000) {
-      throw new Error(
-        `MCP_CLIENT_WAIT_BUDGETS: "${entry}" is not client-name=milliseconds (0 to 600000), entries separated by ";"`,
-      );
+  const shape = 'client-name=milliseconds (0 to 600000), entries separated by ";"';
+  // Names match case-insensitively: lower-cased before the check for one listed twice.
+  const text = env.MCP_CLIENT_WAIT_BUDGETS?.toLowerCase();
+  for (const [name, value] of nameValueEntries(text, ';', 'MCP_CLIENT_WAIT_BUDGETS', shape)) {
+    if (!/^\d+$/.test(value) || Number(value) > 10 * 60_000) {
+      throw new Error(`MCP_CLIENT_WAIT_BUDGETS: "${name}=${value}" is not ${shape}`);
     }
-    if (budgets.has(name)) throw new Error(`MCP_CLIENT_WAIT_BUDGETS: "${name}" is listed twice`);
     budgets.set(name, Number(value));
   }
   return budgets;

@@ -225,7 +225,7 @@ export class TemporalBackend {
         const workflowId = newTaskId(this.options.serverSecret, caller.principal, request.tool.idPrefix);
         const slot = await this.takeSlot(caller, workflowId);
         try {
-          const started = await this.startRun(request, caller, workflowId);
+          const started = await this.startRun(request, caller, workflowId, this.keptArguments(request));
           if (slot) this.held.set(workflowId, slot);
           return started;
         } catch (err) {
@@ -261,8 +261,9 @@ export class TemporalBackend {
    */
   private async startKeyed(request: StartRequest, caller: Caller, key: string): Promise<StartedRun> {
     const workflowId = keyedTaskId(this.options.serverSecret, caller.principal, request.tool, key);
+    const kept = this.keptArguments(request);
     const sameArguments = (run: { memo: RunMemo }) => {
-      const differing = differingArguments(run.memo.arguments ?? {}, this.keptArguments(request));
+      const differing = differingArguments(run.memo.arguments ?? {}, kept);
       if (differing.length > 0) throw new IdempotencyConflictError(key, request.tool.name, differing);
     };
     const existing = await this.describeOwned(workflowId, caller);
@@ -272,7 +273,7 @@ export class TemporalBackend {
     }
     const slot = await this.takeSlot(caller, workflowId);
     try {
-      await this.startRun(request, caller, workflowId, 'USE_EXISTING');
+      await this.startRun(request, caller, workflowId, kept, 'USE_EXISTING');
     } catch (err) {
       // A concurrent start with this key created the run and it closed meanwhile: answer that run.
       if (slot) this.releaseSlot(slot);
@@ -295,10 +296,15 @@ export class TemporalBackend {
     this.slots?.release(slot).catch(() => {});
   }
 
+  /**
+   * Starts the run under `workflowId`, with `kept` (the arguments as the memo keeps them). Temporal's
+   * refusal of what it was given is not "not found" but a start refused.
+   */
   private async startRun(
     request: StartRequest,
     caller: Caller,
-    workflowId = newTaskId(this.options.serverSecret, caller.principal, request.tool.idPrefix),
+    workflowId: string,
+    kept: Record<string, unknown>,
     conflictPolicy?: 'USE_EXISTING',
   ): Promise<StartedRun> {
     const { tool } = request;
@@ -306,14 +312,14 @@ export class TemporalBackend {
     const memo: RunMemo = {
       tool: tool.name,
       createdAt: createdAt.toISOString(),
-      arguments: this.keptArguments(request),
+      arguments: kept,
       principal: caller.principal,
       ...(caller.origin ? { origin: caller.origin } : {}),
       // Later polls and pushes link to the start's trace (tracing on only).
       ...(tracingEnabled() ? { trace: activeTraceCarrier() } : {}),
     };
-    await this.startCall(() =>
-      this.call(() =>
+    try {
+      await this.call(() =>
         this.client.workflow.start(tool.workflow, {
           workflowId,
           taskQueue: tool.taskQueue,
@@ -331,8 +337,11 @@ export class TemporalBackend {
             ? { workflowIdConflictPolicy: conflictPolicy, workflowIdReusePolicy: 'REJECT_DUPLICATE' as const }
             : {}),
         }),
-      ),
-    );
+      );
+    } catch (err) {
+      if (grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new StartRefusedError(err);
+      throw err;
+    }
     // With USE_EXISTING the run may be an older one: its creation time is not ours to tell.
     return conflictPolicy ? { workflowId } : { workflowId, createdAt };
   }
@@ -555,16 +564,6 @@ export class TemporalBackend {
       kept[name] = `[secret hmac-sha256:${digest}]`;
     }
     return kept;
-  }
-
-  /** A start: Temporal's refusal of its arguments is not "not found" but a start refused. */
-  private async startCall<T>(start: () => Promise<T>): Promise<T> {
-    try {
-      return await start();
-    } catch (err) {
-      if (grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new StartRefusedError(err);
-      throw err;
-    }
   }
 
   /** Whether the id is one a gateway with this secret issued to `principal` (no Temporal call). */
