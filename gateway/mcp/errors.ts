@@ -74,12 +74,14 @@ export function isResourceNotFound(err: unknown): boolean {
   return err instanceof ResourceNotFoundError;
 }
 
-/** resources/read of a URI that is not of the gateway's artifact form. */
-export function invalidArtifactUri(): ProtocolError {
-  return new ProtocolError(
-    INVALID_PARAMS,
-    'Invalid resource URI: this server serves only the artifact://<task id>/<artifact id> URIs its answers give',
-    { reason: 'invalid_artifact_uri' },
+/**
+ * resources/read of a URI that is not of the gateway's artifact form: no resource has it, so it is
+ * the spec's resource-not-found (data `{ uri }`), with a message saying which URIs exist.
+ */
+export function invalidArtifactUri(uri: string): ProtocolError {
+  return new ResourceNotFoundError(
+    uri,
+    'Resource not found: this server serves only the artifact://<task id>/<artifact id> URIs its answers give',
   );
 }
 

@@ -447,12 +447,10 @@ export class McpServers {
   private async readArtifact(uri: string, caller: Caller) {
     const { backend, artifacts } = this.deps;
     const named = parseArtifactUri(uri);
-    if (!named) throw invalidArtifactUri();
+    if (!named) throw invalidArtifactUri(uri);
     const view = await backend.view(named.taskId, caller);
     if (view?.state.status !== 'completed') throw artifactNotFound(uri);
-    const ref = artifactReferences(view.state.result).find(
-      (r) => r.id === named.artifactId,
-    );
+    const ref = artifactReferences(view.state.result).find((r) => r.id === named.artifactId);
     if (!ref) throw forgedArtifactReference();
     if (isExpired(ref, Date.now())) throw artifactNotFound(uri);
     if (ref.size > artifacts.readMaxBytes) throw artifactTooLarge(artifacts.readMaxBytes);
