@@ -26,6 +26,7 @@ import {
   rpcResult,
   TASKS_CLIENT,
 } from './support/mcp-http.ts';
+import { startPythonWorker } from './support/python-worker.ts';
 import { startTestS3, type TestS3 } from './support/s3-server.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 
@@ -308,6 +309,52 @@ storeSuite('s3', async () => {
   const s3: TestS3 = await startTestS3();
   const stack = await startStack(openArtifactStore(artifactStoreSettings(s3.env)), s3.env);
   return { stack, teardown: () => s3.close() };
+});
+
+describe('a Python workflow writing the same shape into the local store', () => {
+  let stack: Stack;
+  let dir: string;
+  let python: ReturnType<typeof startPythonWorker>;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'test-artifacts-'));
+    python = startPythonWorker({
+      TEMPORAL_ADDRESS: temporal.server.address,
+      TEMPORAL_TASK_QUEUE: 'fixture-python-artifacts',
+      MCP_ARTIFACT_DIR: dir,
+    });
+    const env = { MCP_ARTIFACT_DIR: dir };
+    stack = await startStack(openArtifactStore(artifactStoreSettings(env)), env);
+    await python.ready;
+  });
+  after(async () => {
+    await stack?.close();
+    await python?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('its reference becomes a resource_link, and resources/read gives its bytes', async () => {
+    const size = 3 * MB;
+    const created = await rpcResult(
+      stack.gateway.url,
+      'tools/call',
+      { name: 'python_report', arguments: { bytes: size, name: 'from-python.txt' } },
+      TASKS_CLIENT,
+      as('alice'),
+    );
+    const task = await settledTask(stack.gateway, String(created.taskId), 'alice');
+    assert.equal(task.status, 'completed', JSON.stringify(task).slice(0, 300));
+    const [link] = links(task.result as Record<string, unknown>);
+    assert.equal(link?.name, 'from-python.txt');
+    assert.equal(link?.mimeType, 'text/plain');
+    assert.equal(link?.size, size);
+    const read = await readAs(stack.gateway, String(link?.uri), 'alice');
+    const blob = ((read.result?.contents ?? []) as { blob: string }[])[0]?.blob ?? '';
+    const line = Buffer.from('python artifact bytes 0123456789\n');
+    const expected = Buffer.alloc(size);
+    for (let at = 0; at < size; at += line.length) line.copy(expected, at);
+    assert.ok(Buffer.from(blob, 'base64').equals(expected), 'the bytes the Python activity wrote');
+  });
 });
 
 describe('results too large to keep inline', () => {
