@@ -28,6 +28,7 @@ import {
 } from './support/mcp-http.ts';
 import { startPythonWorker } from './support/python-worker.ts';
 import { startTestS3, type TestS3 } from './support/s3-server.ts';
+import { listen } from './support/sse-listen.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 
 const CATALOG = fileURLToPath(new URL('./fixtures/artifacts-catalog.yaml', import.meta.url));
@@ -252,6 +253,33 @@ function storeSuite(kind: 'local' | 's3', setUp: () => Promise<{ stack: Stack; t
       const read = await readAs(gateway, String(link?.uri), 'alice');
       const blob = ((read.result?.contents ?? []) as { blob: string }[])[0]?.blob ?? '';
       assert.ok(Buffer.from(blob, 'base64').equals(seededBytes(2000, 4)));
+    });
+
+    test('a pushed result (subscriptions/listen) carries the resource_link too', async () => {
+      const created = await rpcResult(
+        gateway.url,
+        'tools/call',
+        { name: 'write_report', arguments: { bytes: 3000, seed: 8, name: 'pushed.bin' } },
+        TASKS_CLIENT,
+        as('alice'),
+      );
+      const taskId = String(created.taskId);
+      const stream = await listen(gateway.url, { taskIds: [taskId] }, TASKS_CLIENT, as('alice'));
+      try {
+        let completed: Record<string, unknown> | undefined;
+        while (!completed) {
+          const message = await stream.next(30_000);
+          assert.ok(message, 'the stream ended before the task completed');
+          const task = message.params as Record<string, unknown> | undefined;
+          if (message.method === 'notifications/tasks' && task?.status === 'completed') completed = task;
+        }
+        const [link] = links(completed.result as Record<string, unknown>);
+        assert.equal(link?.name, 'pushed.bin');
+        assert.equal(link?.size, 3000);
+        assert.match(String(link?.uri), new RegExp(`^artifact://${taskId}/`));
+      } finally {
+        stream.close();
+      }
     });
 
     test("resources/list names the caller's artifacts only", async () => {
