@@ -339,7 +339,7 @@ storeSuite('s3', async () => {
   return { stack, teardown: () => s3.close() };
 });
 
-describe('a Python workflow writing the same shape into the local store', () => {
+describe('Python workflows: the same reference shape into the local store, and a result too large', () => {
   let stack: Stack;
   let dir: string;
   let python: ReturnType<typeof startPythonWorker>;
@@ -382,6 +382,20 @@ describe('a Python workflow writing the same shape into the local store', () => 
     const expected = Buffer.alloc(size);
     for (let at = 0; at < size; at += line.length) line.copy(expected, at);
     assert.ok(Buffer.from(blob, 'base64').equals(expected), 'the bytes the Python activity wrote');
+  });
+  test('4 MiB returned inline by the Python workflow: a failed task naming the limit, not one left working', async () => {
+    const created = await rpcResult(
+      stack.gateway.url,
+      'tools/call',
+      { name: 'python_inline_blob', arguments: { bytes: 4 * MB } },
+      TASKS_CLIENT,
+      as('alice'),
+    );
+    const task = await settledTask(stack.gateway, String(created.taskId), 'alice');
+    assert.equal(task.status, 'failed', JSON.stringify(task).slice(0, 300));
+    const error = task.error as { message: string; data: { reason: string } };
+    assert.equal(error.data.reason, 'result_too_large');
+    assert.match(error.message, /2 MB/);
   });
 });
 
