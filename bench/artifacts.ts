@@ -12,10 +12,13 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { LocalArtifactStore } from '../common/artifact-store.ts';
 import { artifactActivities } from '../test/fixtures/activities/artifacts.ts';
+import { compiledGateway } from '../test/support/gateway-process.ts';
 import { startGateway, type TestGateway } from '../test/support/gateway-server.ts';
 import { framedHeaders, framedRequest, PLAIN_CLIENT, TASKS_CLIENT } from '../test/support/mcp-http.ts';
 import { eventually, startTestTemporal } from '../test/support/temporal.ts';
 import { LATENCY_HEADER, latencyRow, table } from './report.ts';
+import { type RssReport, RssSampler } from './rss-sampler.ts';
+import { startGatewayProcess } from './stack.ts';
 import { type Distribution, distribution, timed } from './stats.ts';
 import { withSection } from './tracing-report.ts';
 
@@ -31,7 +34,7 @@ const reads = QUICK ? 3 : 10;
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 /** One request's answer: its bytes on the wire (the body as sent) and its parsed result. */
-async function post(gateway: TestGateway, method: string, params: Record<string, unknown>, plain = false) {
+async function post(gateway: { url: URL }, method: string, params: Record<string, unknown>, plain = false) {
   const framing = plain ? PLAIN_CLIENT : TASKS_CLIENT;
   const response = await fetch(gateway.url, {
     method: 'POST',
@@ -80,7 +83,7 @@ async function measure(gateway: TestGateway, name: string, tool: string, args: o
   };
 }
 
-function section(inline: Shape, reference: Shape, read: Distribution): string {
+function section(inline: Shape, reference: Shape, read: Distribution, rss: RssReport): string {
   const kb = (bytes: number) => `${bytes.toLocaleString('en-US')} bytes`;
   return [
     HEADING,
@@ -106,6 +109,11 @@ function section(inline: Shape, reference: Shape, read: Distribution): string {
       latencyRow('result companion, artifact', reference.companion),
       latencyRow('`resources/read`, 20 MiB', read),
     ]),
+    '',
+    `The reads went to a compiled gateway process of their own (\`dist/gateway.mjs\`). Its resident memory`,
+    `during the first read (VmRSS every 50 ms): ${rss.startMb.toFixed(0)} MB before, ${rss.peakSampledMb.toFixed(0)} MB at the peak, so one 20 MiB read`,
+    `costs about ${(rss.peakSampledMb - rss.startMb).toFixed(0)} MB at its peak: the bytes, their base64, the JSON-RPC answer the SDK`,
+    'builds and checks, and its buffer on the way out.',
   ].join('\n');
 }
 
@@ -134,7 +142,8 @@ try {
     log(`large results: ${polls} polls of each shape`);
     const inline = await measure(gateway, 'inline', 'inline_blob', { bytes: MIB });
     const reference = await measure(gateway, 'artifact', 'write_report', { bytes: MIB, seed: 9 });
-    report = section(inline, reference, await readTimes(gateway));
+    const reading = await readTimes(temporal.server.address, dir);
+    report = section(inline, reference, reading.read, reading.rss);
   } finally {
     await gateway.close();
     worker.shutdown();
@@ -146,26 +155,51 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** resources/read of one 20 MiB artifact, `reads` times. */
-async function readTimes(gateway: TestGateway): Promise<Distribution> {
-  const created = await post(gateway, 'tools/call', {
-    name: 'write_report',
-    arguments: { bytes: 20 * MIB, seed: 6 },
-  });
-  const taskId = String(created.result.taskId);
-  const done = await eventually(
-    async () => {
-      const task = (await post(gateway, 'tasks/get', { taskId })).result;
-      return task.status === 'completed' ? task : undefined;
+/**
+ * resources/read of one 20 MiB artifact, `reads` times, through a compiled gateway process of its
+ * own whose resident memory is sampled meanwhile.
+ */
+async function readTimes(
+  temporalAddress: string,
+  folder: string,
+): Promise<{ read: Distribution; rss: RssReport }> {
+  const gateway = await startGatewayProcess({
+    temporalAddress,
+    taskQueue: 'not-used-by-the-catalog',
+    waitBudgetMs: 0,
+    nodeArgs: await compiledGateway(),
+    env: {
+      MCP_TOOLS_FILE: CATALOG,
+      MCP_ARTIFACT_DIR: folder,
+      MCP_CLIENT_WAIT_BUDGETS: `${TASKS_CLIENT.clientInfo.name}=0`,
     },
-    60_000,
-    'the 20 MiB artifact',
-  );
-  const content = (done.result as { content: { type: string; uri?: string }[] }).content;
-  const uri = String(content.find((block) => block.type === 'resource_link')?.uri);
-  const samples: number[] = [];
-  for (let i = 0; i < reads; i++) await timed(samples, () => post(gateway, 'resources/read', { uri }));
-  return distribution(samples);
+  });
+  try {
+    const created = await post(gateway, 'tools/call', {
+      name: 'write_report',
+      arguments: { bytes: 20 * MIB, seed: 6 },
+    });
+    const taskId = String(created.result.taskId);
+    const done = await eventually(
+      async () => {
+        const task = (await post(gateway, 'tasks/get', { taskId })).result;
+        return task.status === 'completed' ? task : undefined;
+      },
+      60_000,
+      'the 20 MiB artifact',
+    );
+    const content = (done.result as { content: { type: string; uri?: string }[] }).content;
+    const uri = String(content.find((block) => block.type === 'resource_link')?.uri);
+    // Memory: the first read alone (later ones add garbage not yet collected to the picture).
+    const samples: number[] = [];
+    const sampler = new RssSampler(gateway.child.pid as number);
+    await timed(samples, () => post(gateway, 'resources/read', { uri }));
+    const rss = sampler.stop();
+    for (let i = 1; i < reads; i++) await timed(samples, () => post(gateway, 'resources/read', { uri }));
+    return { read: distribution(samples), rss };
+  } finally {
+    await gateway.stop();
+  }
 }
 
 process.stdout.write(`\n${report}\n`);

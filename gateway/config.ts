@@ -299,7 +299,7 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
     ),
     artifacts: {
       store: artifactStoreSettings(env),
-      // A read holds the bytes about five times over (buffer, base64, JSON): docs/artifacts.md.
+      // A read holds the bytes about five to six times over (buffer, base64, JSON): docs/artifacts.md.
       readMaxBytes: integer(
         env,
         'MCP_ARTIFACT_READ_MAX_BYTES',
