@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { artifactStoreSettings } from '../common/artifact-store.ts';
 import { integerSetting as integer, nameValueEntries } from '../common/settings.ts';
 import { type TemporalEnv, temporalEnv } from '../common/temporal-env.ts';
 import { miningEntry } from '../workflows/mining/tool.ts';
@@ -52,6 +53,7 @@ export const DEFAULTS = {
   listenMaxStreamsPerPrincipal: 20,
   listenKeepAliveMs: 15_000,
   inputStateTtlSeconds: 60 * 60,
+  artifactReadMaxBytes: 32 * 1024 * 1024,
 } as const;
 
 // ---- who may call -------------------------------------------------------------------------------------
@@ -281,6 +283,17 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
       10,
       7 * 24 * 60 * 60,
     ),
+    artifacts: {
+      store: artifactStoreSettings(env),
+      // A read holds the bytes about five to six times over (buffer, base64, JSON): docs/artifacts.md.
+      readMaxBytes: integer(
+        env,
+        'MCP_ARTIFACT_READ_MAX_BYTES',
+        DEFAULTS.artifactReadMaxBytes,
+        1024,
+        256 * 1024 * 1024,
+      ),
+    },
     temporal,
     ...(toolsFile ? { toolsFile } : {}),
     tools,

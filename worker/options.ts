@@ -1,6 +1,7 @@
 // Worker settings from the environment, apart from the process entry so they can be tested.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type ArtifactStoreSettings, artifactStoreSettings } from '../common/artifact-store.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** The workflow interceptors that trace runs started while tracing (bundled with the workflows). */
@@ -14,6 +15,11 @@ export interface WorkerSettings {
   workflowBundlePath?: string;
   maxConcurrentActivities: number;
   connectTimeoutMs: number;
+  /**
+   * Where activities store large outputs (MCP_ARTIFACT_STORE and its settings): read here so a bad
+   * value stops the start; activities/artifacts.ts opens the store when an activity first uses it.
+   */
+  artifactStore: ArtifactStoreSettings;
 }
 
 function positiveInt(name: string, raw: string | undefined, fallback: number): number {
@@ -48,5 +54,6 @@ export function workerSettings(env: NodeJS.ProcessEnv = process.env): WorkerSett
       8,
     ),
     connectTimeoutMs: positiveInt('TEMPORAL_CONNECT_TIMEOUT_MS', env.TEMPORAL_CONNECT_TIMEOUT_MS, 30_000),
+    artifactStore: artifactStoreSettings(env),
   };
 }

@@ -4,6 +4,7 @@
 // OAuth the RFC 9728 metadata.
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { type ArtifactStoreSettings, openArtifactStore } from '../../common/artifact-store.ts';
 import { Catalog, type CatalogTool } from '../mcp/catalog.ts';
 import type { SubscriptionLimits } from '../mcp/push.ts';
 import { McpServers } from '../mcp/server.ts';
@@ -47,6 +48,8 @@ export interface AppSettings {
   clientWaitBudgets?: ReadonlyMap<string, number>;
   /** The tools served. */
   tools: CatalogTool[];
+  /** The artifact store workers write large outputs to, and the largest one resources/read serves. */
+  artifacts: { store: ArtifactStoreSettings; readMaxBytes: number };
 }
 
 export interface AppDeps {
@@ -114,6 +117,10 @@ export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
       listen: config.listen,
       requestStateTtlSeconds: config.inputStateTtlSeconds,
       ...(config.clientWaitBudgets ? { clientWaitBudgets: config.clientWaitBudgets } : {}),
+      artifacts: {
+        store: openArtifactStore(config.artifacts.store),
+        readMaxBytes: config.artifacts.readMaxBytes,
+      },
       onError,
     }),
     isPollTool: (name) => catalog.isPollTool(name),

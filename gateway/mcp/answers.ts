@@ -7,9 +7,10 @@
 // completed → completed with the tool result; a tool-level failure → completed with isError;
 // cancelled → cancelled; any other failure → failed with a JSON-RPC error.
 import { type CallToolResult, type ClientCapabilities, isCallToolResult } from '@modelcontextprotocol/server';
-import { type InputRequest, TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
+import { type ArtifactReference, type InputRequest, TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
 import { TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { ExecutionState, ExecutionView, RunningState } from '../temporal/runs.ts';
+import { artifactReferences, artifactSummary, resourceLink } from './artifacts.ts';
 import { INTERNAL_ERROR, type JsonRpcErrorObject } from './errors.ts';
 
 // ---- presentation ------------------------------------------------------------------------------
@@ -251,6 +252,10 @@ export function toolResult(json: StartPollJson, tool: PollTool): CallToolResult 
       return { content: [{ type: 'text', text: json.error.message }], isError: true };
     }
   }
+  if (json.status === 'completed') {
+    const artifacts = artifactReferences(json.result);
+    if (artifacts.length > 0) return artifactResult(json, artifacts, tool);
+  }
   const isError =
     json.status === 'failed' ||
     json.status === 'not_found' ||
@@ -258,6 +263,28 @@ export function toolResult(json: StartPollJson, tool: PollTool): CallToolResult 
   return {
     content: [{ type: 'text', text: JSON.stringify(json) }],
     structuredContent: json as unknown as Record<string, unknown>,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+/**
+ * A completed run whose result holds artifact references: the JSON (small: the references, not the
+ * bytes) with where to read each artifact, and a resource_link block per artifact.
+ */
+function artifactResult(
+  json: Extract<StartPollJson, { status: 'completed' }>,
+  artifacts: ArtifactReference[],
+  tool: PollTool,
+): CallToolResult {
+  const id = json.workflow_id;
+  const structured = { ...json, artifacts: artifacts.map((ref) => artifactSummary(id, ref)) };
+  const isError = tool.presentation.outcome(json.result)?.isError === true;
+  return {
+    content: [
+      { type: 'text', text: JSON.stringify(structured) },
+      ...artifacts.map((ref) => resourceLink(id, ref)),
+    ],
+    structuredContent: structured as unknown as Record<string, unknown>,
     ...(isError ? { isError: true } : {}),
   };
 }
@@ -302,6 +329,7 @@ export function startPollOutputSchema(resultSchema: Record<string, unknown>): Re
       error: { type: 'object' },
       next: { type: 'string' },
       note: { type: 'string' },
+      artifacts: { type: 'array', items: { type: 'object' } },
     },
   };
 }

@@ -25,6 +25,7 @@ import {
   GRPC,
   grpcCode,
   IdempotencyConflictError,
+  InvalidCursorError,
   isClosedMeanwhile,
   isRunNotFound,
   isTemporalUnavailable,
@@ -44,11 +45,15 @@ import {
   newTaskId,
   type ProgressAnswer,
   queryFailureNote,
+  RESULT_TOO_LARGE,
+  RESULT_TOO_LARGE_MESSAGE,
   type RequestOrigin,
   type RunMemo,
   runDetails,
   runSummary,
   stateFromResultError,
+  TOO_LARGE_TASK_CAUSES,
+  TOO_LARGE_TERMINATION,
   taskIdPrefix,
 } from './runs.ts';
 import { isSlotId, RunningTaskSlots, SLOT_WORKFLOW_TYPE, type Slot } from './slots.ts';
@@ -541,6 +546,50 @@ export class TemporalBackend {
     return true;
   }
 
+  /**
+   * One page of the caller's completed runs, newest first, with their results: what
+   * resources/list reads artifact references from. `cursor` is the page token of the page before
+   * (the visibility store's own, base64url); the query names the caller, so no cursor reaches
+   * another caller's runs.
+   */
+  async completedRuns(
+    caller: Caller,
+    cursor?: string,
+    pageSize = 20,
+  ): Promise<{ runs: { workflowId: string; result: unknown }[]; cursor?: string }> {
+    const principal = caller.principal.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+    let page: Awaited<ReturnType<Client['workflowService']['listWorkflowExecutions']>>;
+    try {
+      page = await this.call(() =>
+        this.client.workflowService.listWorkflowExecutions({
+          namespace: this.options.namespace,
+          pageSize,
+          query: `${MCP_PRINCIPAL.name} = '${principal}' AND ExecutionStatus = 'Completed'`,
+          ...(cursor ? { nextPageToken: Buffer.from(cursor, 'base64url') } : {}),
+        }),
+      );
+    } catch (err) {
+      if (cursor && grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new InvalidCursorError();
+      throw err;
+    }
+    const ids = (page.executions ?? [])
+      .map((execution) => execution.execution?.workflowId)
+      .filter((id): id is string => typeof id === 'string' && this.owns(id, caller));
+    const runs = await Promise.all(
+      ids.map(async (workflowId) => ({
+        workflowId,
+        result: await this.call(() => this.client.workflow.getHandle(workflowId).result()).catch(
+          () => undefined,
+        ),
+      })),
+    );
+    const token = page.nextPageToken;
+    return {
+      runs,
+      ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString('base64url') } : {}),
+    };
+  }
+
   /** Resolves when Temporal answers within `timeoutMs`; rejects otherwise. */
   async ping(timeoutMs: number): Promise<void> {
     await this.call(
@@ -620,11 +669,43 @@ export class TemporalBackend {
     );
   }
 
+  /**
+   * Whether the run's workflow task keeps failing because what it completes with is too large: the
+   * latest WorkflowTaskFailed event (retries of a failing task add none) has a size cause.
+   */
+  private async stuckOnSize(workflowId: string): Promise<boolean> {
+    const page = await this.call(() =>
+      this.client.workflowService.getWorkflowExecutionHistoryReverse({
+        namespace: this.options.namespace,
+        execution: { workflowId },
+        maximumPageSize: 20,
+      }),
+    );
+    const failure = (page.history?.events ?? []).find((event) => event.workflowTaskFailedEventAttributes);
+    const cause = failure?.workflowTaskFailedEventAttributes?.cause;
+    return typeof cause === 'number' && TOO_LARGE_TASK_CAUSES.has(cause);
+  }
+
   private async runningState(
     handle: WorkflowHandle,
     description: WorkflowExecutionDescription,
     answer: { progress: ProgressAnswer } | { error: unknown } | undefined,
   ): Promise<ExecutionState> {
+    if (
+      (description.raw.pendingWorkflowTask?.attempt ?? 0) >= 2 &&
+      (await this.stuckOnSize(handle.workflowId))
+    ) {
+      // It can never complete: end it, so every wait and watch on it ends too, and say why.
+      await this.call(() => handle.terminate(TOO_LARGE_TERMINATION)).catch((err) => {
+        if (!isClosedMeanwhile(err)) throw err;
+      });
+      return {
+        status: 'failed',
+        toolError: false,
+        reason: RESULT_TOO_LARGE,
+        message: RESULT_TOO_LARGE_MESSAGE,
+      };
+    }
     const heartbeat = latestHeartbeat(description);
     const withHeartbeat = heartbeat === undefined ? {} : { heartbeat };
     if (answer === undefined) return { status: 'running', ...withHeartbeat };
