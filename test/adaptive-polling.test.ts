@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { PaceStep } from './fixtures/workflows/paced-run.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
-import { type Framing, PLAIN_CLIENT, rpc, rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
+import { PLAIN_CLIENT, rpc, rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
 import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
 
 const CATALOG = fileURLToPath(new URL('./fixtures/paced-catalog.yaml', import.meta.url));
@@ -160,7 +160,7 @@ const step = (id: string, pace: PaceStep) => temporal.client.workflow.getHandle(
 
 for (const shape of [tasksShape, startPollShape]) {
   describe(`the advised interval follows the run: ${shape.name}`, () => {
-    test('short after the start, steady later, short near the end, long while input_required, the workflow suggestion within the clamps', async () => {
+    test('short after the start, steady later, short near the end, long while input_required, the workflow suggestion within the clamps', async (t) => {
       const advised: number[] = [];
       const { id, seen: started } = await shape.start();
       assert.ok(['working', 'running'].includes(started.status), started.status);
@@ -219,6 +219,7 @@ for (const shape of [tasksShape, startPollShape]) {
         advised.every((ms) => ms >= 300),
         `advice below the limiter minimum: ${advised}`,
       );
+      t.diagnostic(`advised (ms), poll by poll: ${[started.intervalMs, ...advised].join(', ')}`);
     });
   });
 }
