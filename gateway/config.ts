@@ -13,6 +13,7 @@ import { isLoopback } from './http/loopback.ts';
 import type { AuthTokens } from './http/mcp-endpoint.ts';
 import { oauthSettingsFromEnv, PRINCIPAL_PATTERN, parseScopes } from './http/oauth-settings.ts';
 import { type CatalogTool, catalogTool, loadCatalogFile } from './mcp/catalog.ts';
+import type { PollPacing } from './mcp/poll-pacing.ts';
 import type { BackendOptions } from './temporal/backend.ts';
 
 export interface GatewayConfig extends AppSettings {
@@ -45,6 +46,10 @@ export const DEFAULTS = {
   readyTimeoutMs: 2_000,
   maxRunningTasks: 100,
   pollMinIntervalMs: 0,
+  pollFastIntervalMs: 500,
+  pollInputIntervalMs: 30_000,
+  pollMaxIntervalMs: 60_000,
+  pollJitterPercent: 20,
   bodyLimitBytes: 64 * 1024,
   requestTimeoutMs: 30_000,
   maxConnections: 10_000,
@@ -230,6 +235,7 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
   const authTokens = firstStartTokenFile ? firstStartTokens(firstStartTokenFile) : authTokensFromEnv(env);
   assertSafeBind(host, authTokens, oauth !== undefined);
   const pollIntervalMs = integer(env, 'MCP_POLL_INTERVAL_MS', DEFAULTS.pollIntervalMs, 100, 10 * 60_000);
+  const pollPacing = pollPacingFromEnv(env, pollIntervalMs);
   const waitBudgetMs = integer(env, 'MCP_WAIT_BUDGET_MS', DEFAULTS.waitBudgetMs, 0, 10 * 60_000);
   const temporal = temporalEnv(env);
   const toolsFile = env.MCP_TOOLS_FILE?.trim() || undefined;
@@ -252,14 +258,8 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
     staticScopes: staticScopesFromEnv(env, authTokens, oauth !== undefined),
     ...(oauth ? { oauth } : {}),
     maxRunningTasks: integer(env, 'MCP_MAX_RUNNING_TASKS', DEFAULTS.maxRunningTasks, 0, 1_000_000),
-    // At most the advertised interval: a client that follows pollIntervalMs is never refused.
-    pollMinIntervalMs: integer(
-      env,
-      'MCP_POLL_MIN_INTERVAL_MS',
-      DEFAULTS.pollMinIntervalMs,
-      0,
-      pollIntervalMs,
-    ),
+    pollMinIntervalMs: pollPacing.minIntervalMs,
+    pollPacing,
     bodyLimitBytes: integer(env, 'MCP_MAX_BODY_BYTES', DEFAULTS.bodyLimitBytes, 1024, 16 * 1024 * 1024),
     requestTimeoutMs: integer(env, 'MCP_REQUEST_TIMEOUT_MS', DEFAULTS.requestTimeoutMs, 1_000, 600_000),
     maxConnections: integer(env, 'MCP_MAX_CONNECTIONS', DEFAULTS.maxConnections, 1, 1_000_000),
@@ -298,6 +298,43 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
     ...(toolsFile ? { toolsFile } : {}),
     tools,
     ...(firstStartTokenFile ? { firstStartTokenFile } : {}),
+  };
+}
+
+/**
+ * How the advised poll interval follows the run (poll-pacing.ts). The defaults scale with the steady
+ * interval, so MCP_POLL_INTERVAL_MS alone keeps its meaning; fast = steady = input = max with no
+ * jitter gives the old fixed interval.
+ */
+export function pollPacingFromEnv(env: NodeJS.ProcessEnv, intervalMs: number): PollPacing {
+  const maxIntervalMs = integer(
+    env,
+    'MCP_POLL_MAX_INTERVAL_MS',
+    Math.max(DEFAULTS.pollMaxIntervalMs, intervalMs),
+    intervalMs,
+    24 * 60 * 60_000,
+  );
+  return {
+    intervalMs,
+    fastIntervalMs: integer(
+      env,
+      'MCP_POLL_FAST_INTERVAL_MS',
+      Math.min(DEFAULTS.pollFastIntervalMs, intervalMs),
+      100,
+      intervalMs,
+    ),
+    inputIntervalMs: integer(
+      env,
+      'MCP_POLL_INPUT_INTERVAL_MS',
+      Math.min(maxIntervalMs, Math.max(DEFAULTS.pollInputIntervalMs, intervalMs)),
+      intervalMs,
+      maxIntervalMs,
+    ),
+    maxIntervalMs,
+    // At most the steady interval; every advice is at least this, so a client that follows the
+    // advice is never refused by the poll limiter.
+    minIntervalMs: integer(env, 'MCP_POLL_MIN_INTERVAL_MS', DEFAULTS.pollMinIntervalMs, 0, intervalMs),
+    jitter: integer(env, 'MCP_POLL_JITTER_PERCENT', DEFAULTS.pollJitterPercent, 0, 50) / 100,
   };
 }
 

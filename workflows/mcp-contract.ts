@@ -78,6 +78,12 @@ export interface ToolProgress {
   total?: number;
   /** Outstanding input requests by key; non-empty makes the task input_required. */
   inputRequests?: Record<string, InputRequest>;
+  /**
+   * How long clients should wait before asking again, in milliseconds: the workflow knows best
+   * when its next step ends. Replaces the gateway's own estimate (from the time run, progress/total
+   * and input_required); still jittered and clamped to the gateway's min and max intervals.
+   */
+  pollAfterMs?: number;
 }
 
 export const progressQuery = defineQuery<ToolProgress>(PROGRESS_QUERY);

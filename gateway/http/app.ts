@@ -6,6 +6,7 @@ import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fa
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { type ArtifactStoreSettings, openArtifactStore } from '../../common/artifact-store.ts';
 import { Catalog, type CatalogTool } from '../mcp/catalog.ts';
+import { type PollPacing, pollIntervalMs, runPace } from '../mcp/poll-pacing.ts';
 import type { SubscriptionLimits } from '../mcp/push.ts';
 import { McpServers } from '../mcp/server.ts';
 import { renderMetrics } from '../shared/metrics.ts';
@@ -24,8 +25,10 @@ export interface AppSettings {
   readyTimeoutMs: number;
   /** ttlMs advertised on tasks: how long a finished task stays retrievable. */
   taskTtlMs: number;
-  /** Poll interval suggested to clients (pollIntervalMs / poll_after_seconds). */
+  /** The steady poll interval (MCP_POLL_INTERVAL_MS): the gateway's own watch of a pushed task. */
   pollIntervalMs: number;
+  /** How the interval advised to clients (pollIntervalMs / poll_after_seconds) follows the run. */
+  pollPacing: PollPacing;
   /** principal → bearer token; empty: no auth, loopback only. */
   authTokens: AuthTokens;
   /** Scopes of static principals (checked like a token's); one not listed holds every scope. */
@@ -113,7 +116,12 @@ export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
     servers: new McpServers({
       backend: deps.backend,
       catalog,
-      timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
+      timing: {
+        ttlMs: config.taskTtlMs,
+        watchIntervalMs: config.pollIntervalMs,
+        pollIntervalFor: (view) =>
+          pollIntervalMs(config.pollPacing, runPace(view, Date.now()), Math.random()),
+      },
       listen: config.listen,
       requestStateTtlSeconds: config.inputStateTtlSeconds,
       ...(config.clientWaitBudgets ? { clientWaitBudgets: config.clientWaitBudgets } : {}),

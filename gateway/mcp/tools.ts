@@ -402,8 +402,8 @@ export function durableTools(
   const { presentation, companions, progressQuery } = tool;
   // Every answer of the tool and its companions is the start/poll JSON: one schema for all.
   const outputSchema = startPollOutputSchema(tool.outputSchema ?? {});
-  const answer = (view: Pick<ExecutionView, 'workflowId' | 'state'>) =>
-    toolResult(startPollJson(view, tool, timing.pollIntervalMs), tool);
+  const answer = (view: Pick<ExecutionView, 'workflowId' | 'state'> & { createdAt?: Date }) =>
+    toolResult(startPollJson(view, tool, timing.pollIntervalFor(view)), tool);
   const notFound = (id: string) => toolResult(notFoundJson(id, tool), tool);
   /** The caller's run of this tool, as it is now; undefined when it is not one. */
   const view = async (id: string, caller: Caller) => {
@@ -575,7 +575,7 @@ export function durableTools(
               before.state.status === 'running' ? (before.state.progress?.inputRequests ?? {}) : {};
             const request = outstanding[key];
             if (!request) {
-              const current = startPollJson(before, tool, timing.pollIntervalMs);
+              const current = startPollJson(before, tool, timing.pollIntervalFor(before));
               return { ...toolResult({ ...current, note: notOutstanding(key) }, tool), isError: true };
             }
             if (action === 'accept') checkFormContent(request, content);
