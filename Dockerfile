@@ -41,6 +41,9 @@ COPY --from=build /app/dist/gateway.mjs ./dist/gateway.mjs
 ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js
 # Logs are JSON lines for the log collector, even when the container runs with a terminal (-t).
 ENV LOG_FORMAT=json
+# The artifact folder the gateway and the workers share through a volume (docker-compose.yml): an
+# empty named volume takes this folder's owner, so the image user can write to it.
+RUN mkdir -p /artifacts && chown node:node /artifacts
 # The files stay root-owned and read-only to the process.
 USER node
 EXPOSE 3000

@@ -23,7 +23,7 @@ import { withSection } from './tracing-report.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const REPORT_PATH = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-const HEADING = '## 11. Payload encryption off vs on';
+const HEADING = '## 13. Payload encryption off vs on';
 const calls = QUICK ? 60 : 300;
 const warmup = QUICK ? 10 : 20;
 const KEYS = { MCP_CODEC_KEYS: `bench=${randomBytes(32).toString('base64')}` };

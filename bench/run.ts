@@ -165,6 +165,14 @@ try {
       taskQueue: MINING_QUEUE,
       waitBudgetMs: 0,
       nodeArgs: gatewayArgs,
+      // Push against polling at a fixed 2 s, as this part has always measured it; the adaptive
+      // interval has its own bench (bench/adaptive-polling.ts).
+      env: {
+        MCP_POLL_FAST_INTERVAL_MS: '2000',
+        MCP_POLL_INPUT_INTERVAL_MS: '2000',
+        MCP_POLL_MAX_INTERVAL_MS: '2000',
+        MCP_POLL_JITTER_PERCENT: '0',
+      },
     }),
   );
   results.push = await measurePush({

@@ -4,8 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { artifactStoreSettings } from '../common/artifact-store.ts';
 import { codecFromEnv } from '../common/codec-settings.ts';
-import { integerSetting as integer } from '../common/settings.ts';
+import { integerSetting as integer, nameValueEntries } from '../common/settings.ts';
 import { type TemporalEnv, temporalEnv } from '../common/temporal-env.ts';
 import { miningEntry } from '../workflows/mining/tool.ts';
 import type { AppSettings } from './http/app.ts';
@@ -13,6 +14,7 @@ import { isLoopback } from './http/loopback.ts';
 import type { AuthTokens } from './http/mcp-endpoint.ts';
 import { oauthSettingsFromEnv, PRINCIPAL_PATTERN, parseScopes } from './http/oauth-settings.ts';
 import { type CatalogTool, catalogTool, loadCatalogFile } from './mcp/catalog.ts';
+import type { PollPacing } from './mcp/poll-pacing.ts';
 import type { BackendOptions } from './temporal/backend.ts';
 
 export interface GatewayConfig extends AppSettings {
@@ -101,6 +103,10 @@ export const DEFAULTS = {
   readyTimeoutMs: 2_000,
   maxRunningTasks: 100,
   pollMinIntervalMs: 0,
+  pollFastIntervalMs: 500,
+  pollInputIntervalMs: 30_000,
+  pollMaxIntervalMs: 60_000,
+  pollJitterPercent: 20,
   bodyLimitBytes: 64 * 1024,
   requestTimeoutMs: 30_000,
   maxConnections: 10_000,
@@ -109,6 +115,7 @@ export const DEFAULTS = {
   listenMaxStreamsPerPrincipal: 20,
   listenKeepAliveMs: 15_000,
   inputStateTtlSeconds: 60 * 60,
+  artifactReadMaxBytes: 32 * 1024 * 1024,
 } as const;
 
 // ---- who may call -------------------------------------------------------------------------------------
@@ -161,19 +168,11 @@ export function staticScopesFromEnv(
   const text = env.MCP_AUTH_TOKEN_SCOPES?.trim();
   if (!text) return scopes;
   if (!oauth) throw new Error('MCP_AUTH_TOKEN_SCOPES is set but OAuth is not (scopes are OAuth scopes)');
-  for (const entry of text
-    .split(';')
-    .map((item) => item.trim())
-    .filter(Boolean)) {
-    const at = entry.indexOf('=');
-    const principal = at > 0 ? entry.slice(0, at).trim() : '';
-    if (!tokens.has(principal)) {
-      throw new Error(
-        `MCP_AUTH_TOKEN_SCOPES: "${entry}" does not name a principal of MCP_AUTH_TOKENS as principal=scopes`,
-      );
-    }
-    if (scopes.has(principal)) throw new Error(`MCP_AUTH_TOKEN_SCOPES: "${principal}" is listed twice`);
-    scopes.set(principal, parseScopes(entry.slice(at + 1), `MCP_AUTH_TOKEN_SCOPES (${principal})`));
+  const shape = 'principal=scopes with a principal of MCP_AUTH_TOKENS';
+  for (const [principal, list] of nameValueEntries(text, ';', 'MCP_AUTH_TOKEN_SCOPES', shape)) {
+    if (!tokens.has(principal))
+      throw new Error(`MCP_AUTH_TOKEN_SCOPES: "${principal}=${list}" is not ${shape}`);
+    scopes.set(principal, parseScopes(list, `MCP_AUTH_TOKEN_SCOPES (${principal})`));
   }
   return scopes;
 }
@@ -184,19 +183,13 @@ export function staticScopesFromEnv(
  */
 export function clientWaitBudgetsFromEnv(env: NodeJS.ProcessEnv): Map<string, number> {
   const budgets = new Map<string, number>();
-  for (const entry of (env.MCP_CLIENT_WAIT_BUDGETS ?? '')
-    .split(';')
-    .map((item) => item.trim())
-    .filter(Boolean)) {
-    const at = entry.lastIndexOf('=');
-    const name = entry.slice(0, at).trim().toLowerCase();
-    const value = entry.slice(at + 1).trim();
-    if (at <= 0 || name === '' || !/^\d+$/.test(value) || Number(value) > 10 * 60_000) {
-      throw new Error(
-        `MCP_CLIENT_WAIT_BUDGETS: "${entry}" is not client-name=milliseconds (0 to 600000), entries separated by ";"`,
-      );
+  const shape = 'client-name=milliseconds (0 to 600000), entries separated by ";"';
+  // Names match case-insensitively: lower-cased before the check for one listed twice.
+  const text = env.MCP_CLIENT_WAIT_BUDGETS?.toLowerCase();
+  for (const [name, value] of nameValueEntries(text, ';', 'MCP_CLIENT_WAIT_BUDGETS', shape)) {
+    if (!/^\d+$/.test(value) || Number(value) > 10 * 60_000) {
+      throw new Error(`MCP_CLIENT_WAIT_BUDGETS: "${name}=${value}" is not ${shape}`);
     }
-    if (budgets.has(name)) throw new Error(`MCP_CLIENT_WAIT_BUDGETS: "${name}" is listed twice`);
     budgets.set(name, Number(value));
   }
   return budgets;
@@ -299,6 +292,7 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
   const authTokens = firstStartTokenFile ? firstStartTokens(firstStartTokenFile) : authTokensFromEnv(env);
   assertSafeBind(host, authTokens, oauth !== undefined);
   const pollIntervalMs = integer(env, 'MCP_POLL_INTERVAL_MS', DEFAULTS.pollIntervalMs, 100, 10 * 60_000);
+  const pollPacing = pollPacingFromEnv(env, pollIntervalMs);
   const waitBudgetMs = integer(env, 'MCP_WAIT_BUDGET_MS', DEFAULTS.waitBudgetMs, 0, 10 * 60_000);
   const temporal = temporalEnv(env);
   const toolsFile = env.MCP_TOOLS_FILE?.trim() || undefined;
@@ -321,14 +315,8 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
     staticScopes: staticScopesFromEnv(env, authTokens, oauth !== undefined),
     ...(oauth ? { oauth } : {}),
     maxRunningTasks: integer(env, 'MCP_MAX_RUNNING_TASKS', DEFAULTS.maxRunningTasks, 0, 1_000_000),
-    // At most the advertised interval: a client that follows pollIntervalMs is never refused.
-    pollMinIntervalMs: integer(
-      env,
-      'MCP_POLL_MIN_INTERVAL_MS',
-      DEFAULTS.pollMinIntervalMs,
-      0,
-      pollIntervalMs,
-    ),
+    pollMinIntervalMs: pollPacing.minIntervalMs,
+    pollPacing,
     bodyLimitBytes: integer(env, 'MCP_MAX_BODY_BYTES', DEFAULTS.bodyLimitBytes, 1024, 16 * 1024 * 1024),
     requestTimeoutMs: integer(env, 'MCP_REQUEST_TIMEOUT_MS', DEFAULTS.requestTimeoutMs, 1_000, 600_000),
     maxConnections: integer(env, 'MCP_MAX_CONNECTIONS', DEFAULTS.maxConnections, 1, 1_000_000),
@@ -352,11 +340,59 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
       10,
       7 * 24 * 60 * 60,
     ),
+    artifacts: {
+      store: artifactStoreSettings(env),
+      // A read holds the bytes about five to six times over (buffer, base64, JSON): docs/artifacts.md.
+      readMaxBytes: integer(
+        env,
+        'MCP_ARTIFACT_READ_MAX_BYTES',
+        DEFAULTS.artifactReadMaxBytes,
+        1024,
+        256 * 1024 * 1024,
+      ),
+    },
     temporal,
     ...codecSettingsFromEnv(env, temporal.namespace),
     ...(toolsFile ? { toolsFile } : {}),
     tools,
     ...(firstStartTokenFile ? { firstStartTokenFile } : {}),
+  };
+}
+
+/**
+ * How the advised poll interval follows the run (poll-pacing.ts). The defaults scale with the steady
+ * interval, so MCP_POLL_INTERVAL_MS alone keeps its meaning; fast = steady = input = max with no
+ * jitter gives the old fixed interval.
+ */
+export function pollPacingFromEnv(env: NodeJS.ProcessEnv, intervalMs: number): PollPacing {
+  const maxIntervalMs = integer(
+    env,
+    'MCP_POLL_MAX_INTERVAL_MS',
+    Math.max(DEFAULTS.pollMaxIntervalMs, intervalMs),
+    intervalMs,
+    24 * 60 * 60_000,
+  );
+  return {
+    intervalMs,
+    fastIntervalMs: integer(
+      env,
+      'MCP_POLL_FAST_INTERVAL_MS',
+      Math.min(DEFAULTS.pollFastIntervalMs, intervalMs),
+      100,
+      intervalMs,
+    ),
+    inputIntervalMs: integer(
+      env,
+      'MCP_POLL_INPUT_INTERVAL_MS',
+      Math.min(maxIntervalMs, Math.max(DEFAULTS.pollInputIntervalMs, intervalMs)),
+      intervalMs,
+      maxIntervalMs,
+    ),
+    maxIntervalMs,
+    // At most the steady interval; every advice is at least this, so a client that follows the
+    // advice is never refused by the poll limiter.
+    minIntervalMs: integer(env, 'MCP_POLL_MIN_INTERVAL_MS', DEFAULTS.pollMinIntervalMs, 0, intervalMs),
+    jitter: integer(env, 'MCP_POLL_JITTER_PERCENT', DEFAULTS.pollJitterPercent, 0, 50) / 100,
   };
 }
 

@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import protos from '@temporalio/proto';
+import type { PollPacing } from '../gateway/mcp/poll-pacing.ts';
 import { ANONYMOUS } from '../gateway/mcp/server.ts';
 import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal/backend.ts';
 import { isOwnedBy } from '../gateway/temporal/runs.ts';
@@ -57,6 +58,13 @@ after(async () => {
 });
 
 /** What Temporal itself holds as the run's result. */
+/** A working run's advice: from the fast to the steady interval, give or take the jitter. */
+function assertAdvice(ms: unknown, pacing: PollPacing) {
+  const low = Math.max(pacing.minIntervalMs, Math.floor(pacing.fastIntervalMs * (1 - pacing.jitter)));
+  const high = Math.ceil(pacing.intervalMs * (1 + pacing.jitter));
+  assert.ok(typeof ms === 'number' && ms >= low && ms <= high, `advice ${ms} ms not in [${low}, ${high}]`);
+}
+
 function workflowResult(workflowId: string): Promise<ChainResult> {
   assert.ok(temporal);
   return temporal.client.workflow.getHandle(workflowId).result();
@@ -164,7 +172,7 @@ describe('v2 client (2026-07-28) declaring the Tasks extension', () => {
     assert.ok(CreateTaskResultV2Schema.safeParse(created).success, JSON.stringify(created));
     assert.equal(created.resultType, 'task');
     assert.equal(created.status, 'working');
-    assert.equal(created.pollIntervalMs, gateway.config.pollIntervalMs);
+    assertAdvice(created.pollIntervalMs, gateway.config.pollPacing);
     assert.equal(created.ttlMs, gateway.config.taskTtlMs);
     const taskId = String(created.taskId);
     assert.ok(isOwnedBy(Buffer.from(TEST_SERVER_SECRET), ANONYMOUS, taskId), taskId);
@@ -281,7 +289,7 @@ describe('v1 client (2025-11-25): start/poll', () => {
   test('a slow start answers running; get_mining_result polls it to completed', async () => {
     const started = structured(await client.callTool({ name: 'start_mining', arguments: slow }));
     assert.equal(started.status, 'running');
-    assert.equal(started.poll_after_seconds, gateway.config.pollIntervalMs / 1000);
+    assertAdvice(Number(started.poll_after_seconds) * 1000, gateway.config.pollPacing);
     assert.match(String(started.next), /get_mining_result/);
     const progress = started.progress as Record<string, unknown>;
     assert.equal(progress.blocks_total, SLOW_BLOCKS);

@@ -135,6 +135,21 @@ describe('catalog scopes', () => {
       'reports:write',
     ]);
     assert.equal(await scopes.missing(task(`lookup-${'A'.repeat(32)}`), reader), undefined);
+    // An artifact is part of its run's result: reading it needs what tasks/get of the run needs.
+    const read = (uri: string) => ({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri } });
+    const artifact = 'abcdefghijklmnop0123';
+    assert.deepEqual(
+      await scopes.missing(read(`artifact://start_report-${'A'.repeat(32)}/${artifact}`), reader),
+      ['mcp:tools', 'reports:write'],
+    );
+    assert.equal(
+      await scopes.missing(read(`artifact://start_report-${'A'.repeat(32)}/${artifact}`), writer),
+      undefined,
+    );
+    assert.equal(
+      await scopes.missing(read(`artifact://lookup-${'A'.repeat(32)}/${artifact}`), reader),
+      undefined,
+    );
     // A static token (no scopes) may use every tool.
     assert.equal(await scopes.missing(call('start_report'), { principal: 'ops' }), undefined);
   });

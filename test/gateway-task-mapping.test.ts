@@ -8,7 +8,13 @@ import {
   GetTaskResultV2Schema,
   UpdateTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { createTaskResult, emptyAck, getTaskResult, type TaskTiming } from '../gateway/mcp/answers.ts';
+import {
+  createTaskResult,
+  emptyAck,
+  getTaskResult,
+  hasInputRequests,
+  type TaskTiming,
+} from '../gateway/mcp/answers.ts';
 import {
   BROKEN,
   CANCELLED,
@@ -25,7 +31,13 @@ import {
   WAITING_FOR_INPUT,
 } from './support/gateway-fixtures.ts';
 
-const timing: TaskTiming = { ttlMs: 3_600_000, pollIntervalMs: 2_000 };
+// The advice itself is poll-pacing.ts's (its own tests); here, that each answer carries the view's.
+const timing: TaskTiming = {
+  ttlMs: 3_600_000,
+  watchIntervalMs: 2_000,
+  pollIntervalFor: (view) => (hasInputRequests(view.state) ? 30_000 : 2_000),
+};
+const fixed = (ms: number): TaskTiming => ({ ...timing, pollIntervalFor: () => ms });
 
 function validGetTask(value: unknown) {
   const parsed = GetTaskResultV2Schema.safeParse(value);
@@ -57,6 +69,7 @@ describe('tasks/get mapping', () => {
     const task = validGetTask(getTaskResult(view(WAITING_FOR_INPUT), MINING, timing));
     assert.equal(task.status, 'input_required');
     assert.deepEqual(Object.keys(task.inputRequests as object), ['approve-publish-1']);
+    assert.equal(task.pollIntervalMs, 30_000);
   });
 
   test('a completed run inlines the tool result, itself a complete CallToolResult', () => {
@@ -148,12 +161,12 @@ describe('CreateTaskResult mapping', () => {
   });
 
   test('a text block names the task id and how to follow it, for clients that drop task fields', () => {
-    const result = createTaskResult(view({ status: 'running' }), MINING, { ...timing, pollIntervalMs: 500 });
+    const result = createTaskResult(view({ status: 'running' }), MINING, fixed(500));
     assert.ok(CreateTaskResultV2Schema.safeParse(result).success);
     const [block] = result.content;
     assert.equal(block.type, 'text');
     assert.match(block.text, /^Started task mine-test \(working: Mining 3 block\(s\) at difficulty 22\)/);
-    assert.match(block.text, /tasks\/get \(taskId "mine-test"\), every 0\.5 seconds/);
+    assert.match(block.text, /tasks\/get \(taskId "mine-test"\), about every 0\.5 seconds/);
     assert.match(block.text, /call get_mining_result with workflow_id "mine-test"/);
   });
 
@@ -169,10 +182,21 @@ describe('CreateTaskResult mapping', () => {
       assert.equal(result.resultType, 'task');
       assert.equal(result.status, status);
       assert.equal(result.taskId, 'mine-test');
-      assert.equal(result.pollIntervalMs, 2_000);
+      assert.equal(result.pollIntervalMs, status === 'input_required' ? 30_000 : 2_000);
       assert.equal(result.ttlMs, 3_600_000);
     });
   }
+
+  test('one advice per answer: the task field, the start/poll handle and the text agree', () => {
+    let draws = 0;
+    // A new interval on every call, as jitter gives: an answer that asked twice would disagree.
+    const drawing: TaskTiming = { ...timing, pollIntervalFor: () => 1_000 + 250 * ++draws };
+    const result = createTaskResult(view(RUNNING), MINING, drawing);
+    assert.equal(draws, 1);
+    assert.equal(result.pollIntervalMs, 1_250);
+    assert.equal(result.structuredContent.poll_after_seconds, 1.25);
+    assert.match(result.content[0].text, /about every 1\.25 seconds/);
+  });
 });
 
 test('tasks/update and tasks/cancel acknowledge with an empty complete result', () => {

@@ -593,7 +593,8 @@ describe('shutdown under load', () => {
       await eventually(
         async () =>
           (await stack.temporal.client.workflow.count(query)).count >= before + 20 ? true : undefined,
-        30_000,
+        // Generous: on a loaded machine twenty starts (each taking a slot of the cap) take a while.
+        90_000,
         '20 more runs to start',
         200,
       );

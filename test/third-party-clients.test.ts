@@ -26,8 +26,13 @@ const KEY = 'approve-publish-1';
 /** Short, so slow jobs of a few seconds show the long-call paths. */
 const WAIT_BUDGET_MS = 500;
 const POLL_INTERVAL_MS = 500;
-/** What the clients are told to wait between polls: the interval, exactly. */
+/**
+ * What the clients are told to wait between polls: the interval, exactly. The advice is held fixed
+ * here (no jitter, one interval for every state): this file proves the clients follow what they are
+ * told; adaptive-polling.test.ts proves how the advice follows the run.
+ */
 const POLL_AFTER_SECONDS = POLL_INTERVAL_MS / 1000;
+const FIXED_ADVICE = { MCP_POLL_JITTER_PERCENT: '0', MCP_POLL_INPUT_INTERVAL_MS: String(POLL_INTERVAL_MS) };
 
 let stack: TestStack | undefined;
 let gateway: TestGateway;
@@ -44,9 +49,14 @@ before(
     stack = await startTestStack('third-party-clients', {
       waitBudgetMs: WAIT_BUDGET_MS,
       pollIntervalMs: POLL_INTERVAL_MS,
+      env: FIXED_ADVICE,
     });
     gateway = stack.gateway;
-    inline = await stack.extraGateway({ waitBudgetMs: 30_000, pollIntervalMs: POLL_INTERVAL_MS });
+    inline = await stack.extraGateway({
+      waitBudgetMs: 30_000,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      env: FIXED_ADVICE,
+    });
     const speed = await calibrate(gateway.url);
     plan = {
       url: gateway.url.href,

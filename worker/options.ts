@@ -1,6 +1,7 @@
 // Worker settings from the environment, apart from the process entry so they can be tested.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type ArtifactStoreSettings, artifactStoreSettings } from '../common/artifact-store.ts';
 import { codecFromEnv } from '../common/codec-settings.ts';
 import type { EncryptionCodec } from '../common/payload-codec.ts';
 
@@ -18,6 +19,11 @@ export interface WorkerSettings {
   connectTimeoutMs: number;
   /** Payload encryption (MCP_CODEC_KEYS, MCP_CODEC_KEY_ID), the gateway's keys; absent: off. */
   codec?: EncryptionCodec;
+  /**
+   * Where activities store large outputs (MCP_ARTIFACT_STORE and its settings): read here so a bad
+   * value stops the start; activities/artifacts.ts opens the store when an activity first uses it.
+   */
+  artifactStore: ArtifactStoreSettings;
 }
 
 function positiveInt(name: string, raw: string | undefined, fallback: number): number {
@@ -54,5 +60,6 @@ export function workerSettings(env: NodeJS.ProcessEnv = process.env): WorkerSett
     ),
     connectTimeoutMs: positiveInt('TEMPORAL_CONNECT_TIMEOUT_MS', env.TEMPORAL_CONNECT_TIMEOUT_MS, 30_000),
     ...(codec ? { codec } : {}),
+    artifactStore: artifactStoreSettings(env),
   };
 }

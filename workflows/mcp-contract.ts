@@ -78,7 +78,39 @@ export interface ToolProgress {
   total?: number;
   /** Outstanding input requests by key; non-empty makes the task input_required. */
   inputRequests?: Record<string, InputRequest>;
+  /**
+   * How long clients should wait before asking again, in milliseconds: the workflow knows best
+   * when its next step ends. Replaces the gateway's own estimate (from the time run, progress/total
+   * and input_required); still jittered and clamped to the gateway's min and max intervals.
+   */
+  pollAfterMs?: number;
 }
 
 export const progressQuery = defineQuery<ToolProgress>(PROGRESS_QUERY);
 export const inputSignal = defineSignal<[InputResponses]>(INPUT_SIGNAL);
+
+/** The `type` that marks a JSON object as an artifact reference. */
+export const ARTIFACT_REFERENCE_TYPE = 'mcp_artifact';
+
+/**
+ * A large output kept outside Temporal history: what a workflow (or the activity that stored the
+ * bytes) returns instead of the bytes, as its whole result or as a value of its top-level fields
+ * (or an element of an array there). The gateway answers a `resource_link` for it and serves the
+ * bytes through `resources/read` to the run's owner until `expiresAt`. docs/artifacts.md has the
+ * shape in every SDK language and where the bytes go.
+ */
+export interface ArtifactReference {
+  type: typeof ARTIFACT_REFERENCE_TYPE;
+  /** The object's name in the artifact store: 16 to 128 characters of [A-Za-z0-9_-], random. */
+  id: string;
+  /** A file name for people and clients ("report.csv"). */
+  name: string;
+  /** MIME type of the bytes ("text/csv", "application/octet-stream"). */
+  contentType: string;
+  /** Size in bytes. */
+  size: number;
+  /** SHA-256 of the bytes, lower-case hex. */
+  sha256: string;
+  /** When the artifact stops being served (ISO 8601, UTC). */
+  expiresAt: string;
+}

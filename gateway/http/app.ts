@@ -4,8 +4,10 @@
 // OAuth the RFC 9728 metadata, and with MCP_CODEC_SERVER the codec server (codec-endpoint.ts).
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { type ArtifactStoreSettings, openArtifactStore } from '../../common/artifact-store.ts';
 import type { EncryptionCodec } from '../../common/payload-codec.ts';
 import { Catalog, type CatalogTool } from '../mcp/catalog.ts';
+import { type PollPacing, pollIntervalMs, runPace } from '../mcp/poll-pacing.ts';
 import type { SubscriptionLimits } from '../mcp/push.ts';
 import { McpServers } from '../mcp/server.ts';
 import { renderMetrics } from '../shared/metrics.ts';
@@ -25,8 +27,10 @@ export interface AppSettings {
   readyTimeoutMs: number;
   /** ttlMs advertised on tasks: how long a finished task stays retrievable. */
   taskTtlMs: number;
-  /** Poll interval suggested to clients (pollIntervalMs / poll_after_seconds). */
+  /** The steady poll interval (MCP_POLL_INTERVAL_MS): the gateway's own watch of a pushed task. */
   pollIntervalMs: number;
+  /** How the interval advised to clients (pollIntervalMs / poll_after_seconds) follows the run. */
+  pollPacing: PollPacing;
   /** principal → bearer token; empty: no auth, loopback only. */
   authTokens: AuthTokens;
   /** Scopes of static principals (checked like a token's); one not listed holds every scope. */
@@ -53,6 +57,8 @@ export interface AppSettings {
   codec?: EncryptionCodec;
   /** The codec server for the Web UI (MCP_CODEC_SERVER=true); absent: /codec/* is 404. */
   codecServer?: CodecServerSettings;
+  /** The artifact store workers write large outputs to, and the largest one resources/read serves. */
+  artifacts: { store: ArtifactStoreSettings; readMaxBytes: number };
 }
 
 export interface AppDeps {
@@ -125,10 +131,19 @@ export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
     servers: new McpServers({
       backend: deps.backend,
       catalog,
-      timing: { ttlMs: config.taskTtlMs, pollIntervalMs: config.pollIntervalMs },
+      timing: {
+        ttlMs: config.taskTtlMs,
+        watchIntervalMs: config.pollIntervalMs,
+        pollIntervalFor: (view) =>
+          pollIntervalMs(config.pollPacing, runPace(view, Date.now()), Math.random()),
+      },
       listen: config.listen,
       requestStateTtlSeconds: config.inputStateTtlSeconds,
       ...(config.clientWaitBudgets ? { clientWaitBudgets: config.clientWaitBudgets } : {}),
+      artifacts: {
+        store: openArtifactStore(config.artifacts.store),
+        readMaxBytes: config.artifacts.readMaxBytes,
+      },
       onError,
     }),
     isPollTool: (name) => catalog.isPollTool(name),

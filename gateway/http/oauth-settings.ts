@@ -1,7 +1,7 @@
 // OAuth 2.1 resource-server settings from the environment: which authorization server issues the
 // access tokens the gateway accepts (MCP_OAUTH_ISSUER), for which resource (MCP_OAUTH_AUDIENCE),
 // with which scopes, and how a token names its principal. Unset issuer and audience: no OAuth.
-import { integerSetting as integer } from '../../common/settings.ts';
+import { integerSetting as integer, nameValueEntries } from '../../common/settings.ts';
 import { SCOPE_TOKEN } from '../mcp/catalog.ts';
 import { isLoopback } from './loopback.ts';
 
@@ -64,20 +64,11 @@ export function oauthPrincipal(
 /** MCP_OAUTH_PRINCIPAL_ALIASES: `subject=principal` pairs, comma-separated; each principal a static one's name. */
 export function parsePrincipalAliases(text: string | undefined, isPrincipal: (name: string) => boolean) {
   const aliases = new Map<string, string>();
-  for (const pair of (text ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean)) {
-    const at = pair.lastIndexOf('=');
-    const subject = pair.slice(0, at).trim();
-    const principal = pair.slice(at + 1).trim();
-    if (at <= 0 || !isPrincipal(principal)) {
-      throw new Error(
-        `MCP_OAUTH_PRINCIPAL_ALIASES: "${pair}" is not subject=principal with a valid principal name`,
-      );
+  const shape = 'subject=principal with a valid principal name';
+  for (const [subject, principal] of nameValueEntries(text, ',', 'MCP_OAUTH_PRINCIPAL_ALIASES', shape)) {
+    if (!isPrincipal(principal)) {
+      throw new Error(`MCP_OAUTH_PRINCIPAL_ALIASES: "${subject}=${principal}" is not ${shape}`);
     }
-    if (aliases.has(subject))
-      throw new Error(`MCP_OAUTH_PRINCIPAL_ALIASES: the subject "${subject}" is listed twice`);
     aliases.set(subject, principal);
   }
   return aliases;

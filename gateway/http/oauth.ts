@@ -16,6 +16,7 @@ import {
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { parseArtifactUri } from '../mcp/artifacts.ts';
 import type { CatalogTool } from '../mcp/catalog.ts';
 import {
   authorizationServerUnavailable,
@@ -195,6 +196,9 @@ export class ToolScopes {
     if (method === 'tools/call' && typeof params?.name === 'string')
       handlers.push(this.byName.get(params.name));
     else if (typeof method === 'string' && TASK_METHODS.has(method)) handlers.push(ofTask(params?.taskId));
+    else if (method === 'resources/read' && typeof params?.uri === 'string')
+      // An artifact is part of its run's result: reading it needs what tasks/get of the run needs.
+      handlers.push(ofTask(parseArtifactUri(params.uri)?.taskId));
     else if (method === 'subscriptions/listen') {
       // Watching a task is reading it: the scopes its tasks/get would need, for every task named.
       const taskIds = (params?.notifications as { taskIds?: unknown } | undefined)?.taskIds;
@@ -223,13 +227,16 @@ export class ToolScopes {
       for (const message of messages) {
         const needed = await this.missing(message, identity);
         if (!needed) continue;
-        const { method, params } = message as { method: string; params: { name?: string; taskId?: string } };
+        const { method, params } = message as {
+          method: string;
+          params: { name?: string; taskId?: string; uri?: string };
+        };
         const what =
           method === 'tools/call'
             ? `the tool ${params.name}`
             : method === 'subscriptions/listen'
               ? 'subscriptions/listen on the tasks named'
-              : `${method} on ${params.taskId}`;
+              : `${method} on ${params.taskId ?? params.uri}`;
         return send(
           reply,
           oauth.insufficientScope(

@@ -7,9 +7,10 @@
 // completed → completed with the tool result; a tool-level failure → completed with isError;
 // cancelled → cancelled; any other failure → failed with a JSON-RPC error.
 import { type CallToolResult, type ClientCapabilities, isCallToolResult } from '@modelcontextprotocol/server';
-import { type InputRequest, TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
+import { type ArtifactReference, type InputRequest, TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
 import { TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { ExecutionState, ExecutionView, RunningState } from '../temporal/runs.ts';
+import { artifactReferences, artifactSummary, resourceLink } from './artifacts.ts';
 import { INTERNAL_ERROR, type JsonRpcErrorObject } from './errors.ts';
 
 // ---- presentation ------------------------------------------------------------------------------
@@ -125,6 +126,8 @@ export type StartPollJson = (
       status: 'input_required';
       workflow_id: string;
       input_requests: Record<string, InputRequest>;
+      /** How long to wait before looking again while nobody has answered. */
+      poll_after_seconds: number;
       next: string;
     }
   | {
@@ -159,7 +162,7 @@ export interface PollTool {
   resultShape?: 'json' | 'toolResult';
 }
 
-/** The poll interval in seconds, exactly as the server wants it (500 ms is 0.5, not 1). */
+/** The poll interval in seconds, exactly as the server advises it (500 ms is 0.5, not 1). */
 export function pollAfterSeconds(pollIntervalMs: number): number {
   return pollIntervalMs / 1000;
 }
@@ -188,6 +191,7 @@ export function startPollJson(
       };
     }
     case 'running': {
+      const seconds = pollAfterSeconds(pollIntervalMs);
       if (hasInputRequests(state)) {
         const requests = state.progress?.inputRequests ?? {};
         const answer = companions.respond
@@ -197,10 +201,12 @@ export function startPollJson(
           status: 'input_required',
           workflow_id: id,
           input_requests: requests,
-          next: `The run is paused until a person answers input_requests. Ask the user each request's message, ${answer}`,
+          poll_after_seconds: seconds,
+          next:
+            `The run is paused until a person answers input_requests. Ask the user each request's message, ${answer} ` +
+            `If nobody can answer now, check again with ${companions.result} in ${secondsText(seconds)} at the soonest.`,
         };
       }
-      const seconds = pollAfterSeconds(pollIntervalMs);
       return {
         status: 'running',
         workflow_id: id,
@@ -251,6 +257,10 @@ export function toolResult(json: StartPollJson, tool: PollTool): CallToolResult 
       return { content: [{ type: 'text', text: json.error.message }], isError: true };
     }
   }
+  if (json.status === 'completed') {
+    const artifacts = artifactReferences(json.result);
+    if (artifacts.length > 0) return artifactResult(json, artifacts, tool);
+  }
   const isError =
     json.status === 'failed' ||
     json.status === 'not_found' ||
@@ -258,6 +268,28 @@ export function toolResult(json: StartPollJson, tool: PollTool): CallToolResult 
   return {
     content: [{ type: 'text', text: JSON.stringify(json) }],
     structuredContent: json as unknown as Record<string, unknown>,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+/**
+ * A completed run whose result holds artifact references: the JSON (small: the references, not the
+ * bytes) with where to read each artifact, and a resource_link block per artifact.
+ */
+function artifactResult(
+  json: Extract<StartPollJson, { status: 'completed' }>,
+  artifacts: ArtifactReference[],
+  tool: PollTool,
+): CallToolResult {
+  const id = json.workflow_id;
+  const structured = { ...json, artifacts: artifacts.map((ref) => artifactSummary(id, ref)) };
+  const isError = tool.presentation.outcome(json.result)?.isError === true;
+  return {
+    content: [
+      { type: 'text', text: JSON.stringify(structured) },
+      ...artifacts.map((ref) => resourceLink(id, ref)),
+    ],
+    structuredContent: structured as unknown as Record<string, unknown>,
     ...(isError ? { isError: true } : {}),
   };
 }
@@ -302,6 +334,7 @@ export function startPollOutputSchema(resultSchema: Record<string, unknown>): Re
       error: { type: 'object' },
       next: { type: 'string' },
       note: { type: 'string' },
+      artifacts: { type: 'array', items: { type: 'object' } },
     },
   };
 }
@@ -317,9 +350,15 @@ export function declaresTasksExtension(capabilities: ClientCapabilities | undefi
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
+/** A run as the interval advice needs it: its state, and its start time when known. */
+export type PacedView = Pick<ExecutionView, 'state'> & { createdAt?: Date };
+
 export interface TaskTiming {
   ttlMs: number;
-  pollIntervalMs: number;
+  /** The steady interval: the gateway's own watch of a run for pushed status (push.ts). */
+  watchIntervalMs: number;
+  /** The interval to advise for a run as it is now (poll-pacing.ts, given the clock and jitter). */
+  pollIntervalFor(view: PacedView): number;
 }
 
 interface TaskBase {
@@ -349,7 +388,13 @@ export type CreateTaskResult = TaskBase & {
   structuredContent: Record<string, unknown>;
 };
 
-function base(view: ExecutionView, status: TaskStatus, tool: PollTool, timing: TaskTiming): TaskBase {
+function taskBase(
+  view: ExecutionView,
+  status: TaskStatus,
+  tool: PollTool,
+  timing: Pick<TaskTiming, 'ttlMs'>,
+  pollIntervalMs: number,
+): TaskBase {
   const terminal = status === 'completed' || status === 'failed' || status === 'cancelled';
   const message = tool.presentation.statusMessage(view);
   return {
@@ -359,7 +404,7 @@ function base(view: ExecutionView, status: TaskStatus, tool: PollTool, timing: T
     createdAt: view.createdAt.toISOString(),
     lastUpdatedAt: view.lastUpdatedAt.toISOString(),
     ttlMs: timing.ttlMs,
-    ...(terminal ? {} : { pollIntervalMs: timing.pollIntervalMs }),
+    ...(terminal ? {} : { pollIntervalMs }),
   };
 }
 
@@ -380,21 +425,24 @@ export function taskStatus(view: Pick<ExecutionView, 'state'>): TaskStatus {
 export function detailedTask(view: ExecutionView, tool: PollTool, timing: TaskTiming): DetailedTask {
   const status = taskStatus(view);
   const state = view.state;
+  // One advice per answer: the task's field and any text that names it agree.
+  const interval = timing.pollIntervalFor(view);
+  const fields = taskBase(view, status, tool, timing, interval);
   switch (status) {
     case 'working':
-      return { ...base(view, status, tool, timing), status };
+      return { ...fields, status };
     case 'input_required':
       return {
-        ...base(view, status, tool, timing),
+        ...fields,
         status,
         inputRequests: (state.status === 'running' && state.progress?.inputRequests) || {},
       };
     case 'completed':
       return {
-        ...base(view, status, tool, timing),
+        ...fields,
         status,
         result: {
-          ...toolResult(startPollJson(view, tool, timing.pollIntervalMs), tool),
+          ...toolResult(startPollJson(view, tool, interval), tool),
           resultType: 'complete',
         },
       };
@@ -402,13 +450,13 @@ export function detailedTask(view: ExecutionView, tool: PollTool, timing: TaskTi
       const message = state.status === 'failed' ? failureMessage(state, tool.presentation.noun) : 'failed';
       const reason = state.status === 'failed' ? state.reason : 'failed';
       return {
-        ...base(view, status, tool, timing),
+        ...fields,
         status,
         error: { code: INTERNAL_ERROR, message, data: { reason } },
       };
     }
     case 'cancelled':
-      return { ...base(view, status, tool, timing), status };
+      return { ...fields, status };
   }
 }
 
@@ -419,14 +467,15 @@ export function getTaskResult(view: ExecutionView, tool: PollTool, timing: TaskT
 
 /** tools/call's answer when the run outlives the wait budget and the client takes tasks. */
 export function createTaskResult(view: ExecutionView, tool: PollTool, timing: TaskTiming): CreateTaskResult {
-  const task = base(view, taskStatus(view), tool, timing);
+  const interval = timing.pollIntervalFor(view);
+  const task = taskBase(view, taskStatus(view), tool, timing, interval);
   const id = task.taskId;
   const text =
     `Started task ${id} (${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}); the work goes on ` +
-    `in the background. Follow it with tasks/get (taskId "${id}"), every ${secondsText(pollAfterSeconds(timing.pollIntervalMs))}. ` +
+    `in the background. Follow it with tasks/get (taskId "${id}"), about every ${secondsText(pollAfterSeconds(interval))}. ` +
     `Without task support, call ${tool.companions.result} with workflow_id "${id}" instead. ` +
     `Do not call ${tool.name} again for this request.`;
-  const handle = startPollJson(view, tool, timing.pollIntervalMs) as unknown as Record<string, unknown>;
+  const handle = startPollJson(view, tool, interval) as unknown as Record<string, unknown>;
   return { ...task, resultType: 'task', content: [{ type: 'text', text }], structuredContent: handle };
 }
 

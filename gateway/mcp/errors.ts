@@ -1,11 +1,12 @@
 // Every JSON-RPC error the gateway answers with, in one place: the codes (the SDK's own constants
 // where the spec defines them), the messages and data, and the bodies of the answers the HTTP
 // layer writes by hand (refusals before the MCP server sees the request, push streams).
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import { UndecryptablePayloadError } from '../../common/payload-codec.ts';
 import { TASKS_EXTENSION } from '../shared/protocol.ts';
 import {
   IdempotencyConflictError,
+  InvalidCursorError,
   isRunNotFound,
   isTemporalUnavailable,
   RunningTaskLimitError,
@@ -57,6 +58,59 @@ export function isTaskNotFound(err: unknown): boolean {
   return (
     err instanceof ProtocolError &&
     (err.data as { reason?: unknown } | undefined)?.reason === 'task_not_found'
+  );
+}
+
+/**
+ * resources/read of an artifact that is unknown, expired, gone from the store, of a run that is not
+ * the caller's, or of a run with no result yet: one answer for all, naming only the URI asked for.
+ * The spec's resource-not-found: -32602 whose data is exactly `{ uri }` (2026-07-28; earlier
+ * revisions' -32002 is what clients also accept, and the SDK maps it to this).
+ */
+export function artifactNotFound(uri: string): ProtocolError {
+  return new ResourceNotFoundError(uri, 'Resource not found');
+}
+
+export function isResourceNotFound(err: unknown): boolean {
+  return err instanceof ResourceNotFoundError;
+}
+
+/**
+ * resources/read of a URI that is not of the gateway's artifact form: no resource has it, so it is
+ * the spec's resource-not-found (data `{ uri }`), with a message saying which URIs exist.
+ */
+export function invalidArtifactUri(uri: string): ProtocolError {
+  return new ResourceNotFoundError(
+    uri,
+    'Resource not found: this server serves only the artifact://<task id>/<artifact id> URIs its answers give',
+  );
+}
+
+/** resources/read naming the caller's own run with an artifact id its result does not hold. */
+export function forgedArtifactReference(): ProtocolError {
+  return new ProtocolError(
+    INVALID_PARAMS,
+    "Refused: the run's result holds no artifact with this id; use the URI of a resource_link the run answered",
+    { reason: 'forged_artifact_reference' },
+  );
+}
+
+/** resources/read of an artifact larger than the gateway serves. */
+export function artifactTooLarge(limitBytes: number): ProtocolError {
+  return new ProtocolError(
+    LIMIT_EXCEEDED,
+    `The artifact is larger than this gateway serves through resources/read (the limit is ${limitBytes} bytes, ` +
+      'MCP_ARTIFACT_READ_MAX_BYTES)',
+    { reason: 'artifact_too_large', limitBytes },
+  );
+}
+
+/** The stored bytes are not those the reference describes (size or SHA-256): never served. */
+export function artifactCorrupt(): ProtocolError {
+  return new ProtocolError(
+    INTERNAL_ERROR,
+    "The artifact's stored bytes do not match the size and SHA-256 its reference gives, so they are not served",
+    { reason: 'artifact_corrupt' },
   );
 }
 
@@ -135,6 +189,8 @@ export function toProtocolError(err: unknown): ProtocolError {
   if (err instanceof ProtocolError) return err;
   if (err instanceof IdempotencyConflictError) return idempotencyConflict(err);
   if (err instanceof RunningTaskLimitError) return runningTaskLimit(err);
+  if (err instanceof InvalidCursorError)
+    return invalidParams('Invalid cursor: pass the nextCursor of the page before, as given');
   if (err instanceof StartRefusedError) {
     return withCause(
       new ProtocolError(

@@ -277,7 +277,11 @@ export class TaskSubscriptions {
     });
   }
 
-  /** Resolves after the poll interval, or at once when `signal` aborts. */
+  /**
+   * Resolves after the steady interval, or at once when `signal` aborts. Not the adaptive advice:
+   * there is one watch per task per gateway (not a crowd to spread out), its close comes from the
+   * long poll at once, and a steady look is what subscribers count on to see progress and input.
+   */
   private tick(signal: AbortSignal): Promise<'tick'> {
     return new Promise((resolve) => {
       const done = () => {
@@ -285,7 +289,7 @@ export class TaskSubscriptions {
         signal.removeEventListener('abort', done);
         resolve('tick');
       };
-      const timer = setTimeout(done, this.deps.timing.pollIntervalMs);
+      const timer = setTimeout(done, this.deps.timing.watchIntervalMs);
       signal.addEventListener('abort', done, { once: true });
     });
   }

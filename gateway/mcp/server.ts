@@ -4,6 +4,7 @@
 // Temporal), and subscriptions/listen for tasks (push.ts). Each request is counted and logged once
 // (one metric increment, one line carrying the task id it is about).
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   type AuthInfo,
@@ -18,10 +19,11 @@ import {
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
+import { type ArtifactStore, ArtifactTooLargeError } from '../../common/artifact-store.ts';
 import { metrics, type TaskRequestOutcome, type ToolCallOutcome } from '../shared/metrics.ts';
 import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
 import { annotateSpan } from '../shared/tracing.ts';
-import type { Caller, TemporalBackend } from '../temporal/backend.ts';
+import { type Caller, SHUTDOWN, type TemporalBackend } from '../temporal/backend.ts';
 import {
   answerableRequests,
   declaresTasksExtension,
@@ -29,12 +31,25 @@ import {
   getTaskResult,
   type TaskTiming,
 } from './answers.ts';
+import {
+  artifactReferences,
+  isExpired,
+  listedResource,
+  parseArtifactUri,
+  resourceContents,
+} from './artifacts.ts';
 import type { Catalog } from './catalog.ts';
 import {
+  artifactCorrupt,
+  artifactNotFound,
+  artifactTooLarge,
   errorBody,
+  forgedArtifactReference,
   httpStatusOf,
   INVALID_PARAMS,
+  invalidArtifactUri,
   invalidParams,
+  isResourceNotFound,
   isTaskNotFound,
   loggedMessage,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -77,7 +92,14 @@ export interface McpServerDeps {
   requestStateTtlSeconds: number;
   /** Wait budgets per MCP client (lower-cased clientInfo.name); each tool's budget caps them. */
   clientWaitBudgets?: ReadonlyMap<string, number>;
+  /** Where workers put large outputs, and the largest one resources/read answers. */
+  artifacts: ArtifactSettings;
   onError?: (error: Error) => void;
+}
+
+export interface ArtifactSettings {
+  store: ArtifactStore;
+  readMaxBytes: number;
 }
 
 /** The caller a request was admitted as: the principal the HTTP layer put in its authInfo. */
@@ -138,7 +160,7 @@ function answerStatus(answer: unknown): string | undefined {
 export function taskRequestOutcome(err: unknown): TaskRequestOutcome {
   if (!(err instanceof ProtocolError)) return 'error';
   if (err.code === MISSING_REQUIRED_CLIENT_CAPABILITY) return 'missing_capability';
-  if (isTaskNotFound(err)) return 'not_found';
+  if (isTaskNotFound(err) || isResourceNotFound(err)) return 'not_found';
   if (err.code === INVALID_PARAMS) return 'invalid_params';
   return 'error';
 }
@@ -342,7 +364,7 @@ export class McpServers {
    * waiting and answers its task or handle (the run goes on; nothing is cut off without an answer).
    */
   async drain(): Promise<void> {
-    this.stopping.abort();
+    this.stopping.abort(SHUTDOWN);
     this.subscriptions.closeAll();
     // The SDK's close ends every exchange it holds, a call's included: first let the waiting calls
     // answer (they stop waiting at once; each still describes its run), within a bound.
@@ -365,7 +387,7 @@ export class McpServers {
   create(caller: Caller, era: 'legacy' | 'modern'): Server {
     const extensions = era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
     const server = new Server(SERVER_INFO, {
-      capabilities: { tools: {}, ...extensions },
+      capabilities: { tools: {}, resources: {}, ...extensions },
       instructions: INSTRUCTIONS,
       // A tampered, expired or another caller's requestState is refused (-32602) before any handler.
       requestState: { verify: (state, ctx) => this.requestStates.verify(state, ctx) },
@@ -383,7 +405,66 @@ export class McpServers {
       return answer;
     });
     this.serveTaskMethods(server, caller);
+    this.serveArtifacts(server, caller);
     return server;
+  }
+
+  /**
+   * resources/read and resources/list: the artifacts of the caller's completed runs. A URI names a
+   * run and an artifact; the bytes are served only when the run is the caller's, its result holds
+   * that reference, the reference has not expired, and the stored bytes match its size and digest.
+   */
+  private serveArtifacts(server: Server, caller: Caller): void {
+    server.setRequestHandler('resources/read', (request) => {
+      const uri = request.params.uri;
+      return observeTaskRequest('resources/read', parseArtifactUri(uri)?.taskId, async () => {
+        try {
+          return (await this.readArtifact(uri, caller)) as never;
+        } catch (err) {
+          throw toProtocolError(err);
+        }
+      });
+    });
+    server.setRequestHandler('resources/list', (request) =>
+      observeTaskRequest('resources/list', undefined, async () => {
+        try {
+          const page = await this.deps.backend.completedRuns(caller, request.params?.cursor);
+          const now = Date.now();
+          const resources = page.runs.flatMap(({ workflowId, result }) =>
+            artifactReferences(result)
+              .filter((ref) => !isExpired(ref, now))
+              .map((ref) => listedResource(workflowId, ref)),
+          );
+          return { resources, ...(page.cursor ? { nextCursor: page.cursor } : {}) } as never;
+        } catch (err) {
+          throw toProtocolError(err);
+        }
+      }),
+    );
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }) as never);
+  }
+
+  private async readArtifact(uri: string, caller: Caller) {
+    const { backend, artifacts } = this.deps;
+    const named = parseArtifactUri(uri);
+    if (!named) throw invalidArtifactUri(uri);
+    const view = await backend.view(named.taskId, caller);
+    if (view?.state.status !== 'completed') throw artifactNotFound(uri);
+    const ref = artifactReferences(view.state.result).find((r) => r.id === named.artifactId);
+    if (!ref) throw forgedArtifactReference();
+    if (isExpired(ref, Date.now())) throw artifactNotFound(uri);
+    if (ref.size > artifacts.readMaxBytes) throw artifactTooLarge(artifacts.readMaxBytes);
+    let bytes: Buffer | undefined;
+    try {
+      bytes = await artifacts.store.get(ref.id, artifacts.readMaxBytes);
+    } catch (err) {
+      if (err instanceof ArtifactTooLargeError) throw artifactTooLarge(artifacts.readMaxBytes);
+      throw err;
+    }
+    if (!bytes) throw artifactNotFound(uri);
+    if (bytes.length !== ref.size || createHash('sha256').update(bytes).digest('hex') !== ref.sha256)
+      throw artifactCorrupt();
+    return { contents: [resourceContents(named.taskId, ref, bytes)] };
   }
 
   private async callTool(

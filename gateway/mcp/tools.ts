@@ -11,7 +11,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import * as z from 'zod/v4';
 import type { InputRequest, InputResponse, InputResponses } from '../../workflows/mcp-contract.ts';
 import { META } from '../shared/protocol.ts';
-import type { Caller, TemporalBackend, WaitOutcome } from '../temporal/backend.ts';
+import { type Caller, SHUTDOWN, type TemporalBackend, type WaitOutcome } from '../temporal/backend.ts';
 import type { ExecutionView, RequestOrigin } from '../temporal/runs.ts';
 import {
   type CreateTaskResult,
@@ -359,7 +359,7 @@ async function waitOrAsk(
   if (!rounds || !query || !inputSignal) return backend.wait(workflowId, waitBudgetMs, gone, stopping);
   const unsent = new Map(Object.entries(formAnswers(carried)));
   const interrupt = new AbortController();
-  const stop = () => interrupt.abort();
+  const stop = () => interrupt.abort(SHUTDOWN);
   stopping?.addEventListener('abort', stop, { once: true });
   if (stopping?.aborted) stop();
   const deadline = Date.now() + waitBudgetMs;
@@ -380,7 +380,7 @@ async function waitOrAsk(
       const answerable = rounds.answerable(outstanding);
       if (Object.keys(answerable).length > 0) {
         asked = answerable;
-        interrupt.abort();
+        interrupt.abort('input_required');
         return;
       }
     }
@@ -402,8 +402,8 @@ export function durableTools(
   const { presentation, companions, progressQuery } = tool;
   // Every answer of the tool and its companions is the start/poll JSON: one schema for all.
   const outputSchema = startPollOutputSchema(tool.outputSchema ?? {});
-  const answer = (view: Pick<ExecutionView, 'workflowId' | 'state'>) =>
-    toolResult(startPollJson(view, tool, timing.pollIntervalMs), tool);
+  const answer = (view: Pick<ExecutionView, 'workflowId' | 'state'> & { createdAt?: Date }) =>
+    toolResult(startPollJson(view, tool, timing.pollIntervalFor(view)), tool);
   const notFound = (id: string) => toolResult(notFoundJson(id, tool), tool);
   /** The caller's run of this tool, as it is now; undefined when it is not one. */
   const view = async (id: string, caller: Caller) => {
@@ -575,7 +575,7 @@ export function durableTools(
               before.state.status === 'running' ? (before.state.progress?.inputRequests ?? {}) : {};
             const request = outstanding[key];
             if (!request) {
-              const current = startPollJson(before, tool, timing.pollIntervalMs);
+              const current = startPollJson(before, tool, timing.pollIntervalFor(before));
               return { ...toolResult({ ...current, note: notOutstanding(key) }, tool), isError: true };
             }
             if (action === 'accept') checkFormContent(request, content);

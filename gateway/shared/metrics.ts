@@ -17,8 +17,11 @@ export type ToolCallOutcome = 'inline' | 'task' | 'start_poll' | 'error';
 /** How a tasks/* request was answered. */
 export type TaskRequestOutcome = 'ok' | 'not_found' | 'invalid_params' | 'missing_capability' | 'error';
 
-/** How a bounded wait ended: the run closed, the budget ran out, the caller left, or an error. */
-export type WaitOutcome = 'closed' | 'budget_spent' | 'caller_gone' | 'input_required' | 'error';
+/**
+ * How a bounded wait ended: the run closed, the budget ran out, the caller left, the run asked for
+ * input, the gateway is shutting down, or an error.
+ */
+export type WaitOutcome = 'closed' | 'budget_spent' | 'caller_gone' | 'input_required' | 'shutdown' | 'error';
 
 /** The Temporal calls the gateway makes. */
 export type TemporalOperation =

@@ -26,6 +26,7 @@ import {
   GRPC,
   grpcCode,
   IdempotencyConflictError,
+  InvalidCursorError,
   isClosedMeanwhile,
   isRunNotFound,
   isTemporalUnavailable,
@@ -46,11 +47,15 @@ import {
   newTaskId,
   type ProgressAnswer,
   queryFailureNote,
+  RESULT_TOO_LARGE,
+  RESULT_TOO_LARGE_MESSAGE,
   type RequestOrigin,
   type RunMemo,
   runDetails,
   runSummary,
   stateFromResultError,
+  TOO_LARGE_TASK_CAUSES,
+  TOO_LARGE_TERMINATION,
   taskIdPrefix,
 } from './runs.ts';
 import { isSlotId, RunningTaskSlots, SLOT_WORKFLOW_TYPE, type Slot } from './slots.ts';
@@ -162,6 +167,14 @@ export interface StartedRun {
 
 export type WaitOutcome = { kind: 'closed'; state: ExecutionState } | { kind: 'running' };
 
+/** Why a wait was interrupted: the reason its interrupt was aborted with ('shutdown'), else input. */
+function interruptedBy(interrupt: AbortSignal): WaitEnd {
+  return interrupt.reason === SHUTDOWN ? 'shutdown' : 'input_required';
+}
+
+/** The abort reason of the gateway's stopping signal, so a wait it cuts short is counted as such. */
+export const SHUTDOWN = 'shutdown';
+
 export interface BackendOptions {
   namespace: string;
   /** Deadline of start, describe, result fetch, signal and cancel calls. */
@@ -226,7 +239,7 @@ export class TemporalBackend {
         const workflowId = newTaskId(this.options.serverSecret, caller.principal, request.tool.idPrefix);
         const slot = await this.takeSlot(caller, workflowId);
         try {
-          const started = await this.startRun(request, caller, workflowId);
+          const started = await this.startRun(request, caller, workflowId, this.keptArguments(request));
           if (slot) this.held.set(workflowId, slot);
           return started;
         } catch (err) {
@@ -262,8 +275,9 @@ export class TemporalBackend {
    */
   private async startKeyed(request: StartRequest, caller: Caller, key: string): Promise<StartedRun> {
     const workflowId = keyedTaskId(this.options.serverSecret, caller.principal, request.tool, key);
+    const kept = this.keptArguments(request);
     const sameArguments = (run: { memo: RunMemo }) => {
-      const differing = differingArguments(run.memo.arguments ?? {}, this.keptArguments(request));
+      const differing = differingArguments(run.memo.arguments ?? {}, kept);
       if (differing.length > 0) throw new IdempotencyConflictError(key, request.tool.name, differing);
     };
     const existing = await this.describeOwned(workflowId, caller);
@@ -273,7 +287,7 @@ export class TemporalBackend {
     }
     const slot = await this.takeSlot(caller, workflowId);
     try {
-      await this.startRun(request, caller, workflowId, 'USE_EXISTING');
+      await this.startRun(request, caller, workflowId, kept, 'USE_EXISTING');
     } catch (err) {
       // A concurrent start with this key created the run and it closed meanwhile: answer that run.
       if (slot) this.releaseSlot(slot);
@@ -296,10 +310,15 @@ export class TemporalBackend {
     this.slots?.release(slot).catch(() => {});
   }
 
+  /**
+   * Starts the run under `workflowId`, with `kept` (the arguments as the memo keeps them). Temporal's
+   * refusal of what it was given is not "not found" but a start refused.
+   */
   private async startRun(
     request: StartRequest,
     caller: Caller,
-    workflowId = newTaskId(this.options.serverSecret, caller.principal, request.tool.idPrefix),
+    workflowId: string,
+    kept: Record<string, unknown>,
     conflictPolicy?: 'USE_EXISTING',
   ): Promise<StartedRun> {
     const { tool } = request;
@@ -307,14 +326,14 @@ export class TemporalBackend {
     const memo: RunMemo = {
       tool: tool.name,
       createdAt: createdAt.toISOString(),
-      arguments: this.keptArguments(request),
+      arguments: kept,
       principal: caller.principal,
       ...(caller.origin ? { origin: caller.origin } : {}),
       // Later polls and pushes link to the start's trace (tracing on only).
       ...(tracingEnabled() ? { trace: activeTraceCarrier() } : {}),
     };
-    await this.startCall(() =>
-      this.call(() =>
+    try {
+      await this.call(() =>
         this.client.workflow.start(tool.workflow, {
           workflowId,
           taskQueue: tool.taskQueue,
@@ -332,15 +351,18 @@ export class TemporalBackend {
             ? { workflowIdConflictPolicy: conflictPolicy, workflowIdReusePolicy: 'REJECT_DUPLICATE' as const }
             : {}),
         }),
-      ),
-    );
+      );
+    } catch (err) {
+      if (grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new StartRefusedError(err);
+      throw err;
+    }
     // With USE_EXISTING the run may be an older one: its creation time is not ours to tell.
     return conflictPolicy ? { workflowId } : { workflowId, createdAt };
   }
 
   /**
    * Waits for the run to close, at most `budgetMs` (or until `signal` aborts: the caller left; or
-   * `interrupt` aborts: the run asks for input): resolves the moment it closes, or with `running`
+   * `interrupt` aborts: the run asks for input, or the gateway stops, as its reason says): resolves the moment it closes, or with `running`
    * when the wait ends first. Leaves no wait behind; every wait is timed into the wait histogram
    * with how it ended.
    */
@@ -394,7 +416,9 @@ export class TemporalBackend {
         return { kind: 'closed', state };
       }
       if (budget.signal.aborted) {
-        ended(signal?.aborted ? 'caller_gone' : interrupt?.aborted ? 'input_required' : 'budget_spent');
+        ended(
+          signal?.aborted ? 'caller_gone' : interrupt?.aborted ? interruptedBy(interrupt) : 'budget_spent',
+        );
         return { kind: 'running' };
       }
       ended('error');
@@ -531,6 +555,50 @@ export class TemporalBackend {
     return true;
   }
 
+  /**
+   * One page of the caller's completed runs, newest first, with their results: what
+   * resources/list reads artifact references from. `cursor` is the page token of the page before
+   * (the visibility store's own, base64url); the query names the caller, so no cursor reaches
+   * another caller's runs.
+   */
+  async completedRuns(
+    caller: Caller,
+    cursor?: string,
+    pageSize = 20,
+  ): Promise<{ runs: { workflowId: string; result: unknown }[]; cursor?: string }> {
+    const principal = caller.principal.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+    let page: Awaited<ReturnType<Client['workflowService']['listWorkflowExecutions']>>;
+    try {
+      page = await this.call(() =>
+        this.client.workflowService.listWorkflowExecutions({
+          namespace: this.options.namespace,
+          pageSize,
+          query: `${MCP_PRINCIPAL.name} = '${principal}' AND ExecutionStatus = 'Completed'`,
+          ...(cursor ? { nextPageToken: Buffer.from(cursor, 'base64url') } : {}),
+        }),
+      );
+    } catch (err) {
+      if (cursor && grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new InvalidCursorError();
+      throw err;
+    }
+    const ids = (page.executions ?? [])
+      .map((execution) => execution.execution?.workflowId)
+      .filter((id): id is string => typeof id === 'string' && this.owns(id, caller));
+    const runs = await Promise.all(
+      ids.map(async (workflowId) => ({
+        workflowId,
+        result: await this.call(() => this.client.workflow.getHandle(workflowId).result()).catch(
+          () => undefined,
+        ),
+      })),
+    );
+    const token = page.nextPageToken;
+    return {
+      runs,
+      ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString('base64url') } : {}),
+    };
+  }
+
   /** Resolves when Temporal answers within `timeoutMs`; rejects otherwise. */
   async ping(timeoutMs: number): Promise<void> {
     await this.call(
@@ -554,16 +622,6 @@ export class TemporalBackend {
       kept[name] = `[secret hmac-sha256:${digest}]`;
     }
     return kept;
-  }
-
-  /** A start: Temporal's refusal of its arguments is not "not found" but a start refused. */
-  private async startCall<T>(start: () => Promise<T>): Promise<T> {
-    try {
-      return await start();
-    } catch (err) {
-      if (grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new StartRefusedError(err);
-      throw err;
-    }
   }
 
   /** Whether the id is one a gateway with this secret issued to `principal` (no Temporal call). */
@@ -633,11 +691,43 @@ export class TemporalBackend {
     return latestHeartbeat(description, payload);
   }
 
+  /**
+   * Whether the run's workflow task keeps failing because what it completes with is too large: the
+   * latest WorkflowTaskFailed event (retries of a failing task add none) has a size cause.
+   */
+  private async stuckOnSize(workflowId: string): Promise<boolean> {
+    const page = await this.call(() =>
+      this.client.workflowService.getWorkflowExecutionHistoryReverse({
+        namespace: this.options.namespace,
+        execution: { workflowId },
+        maximumPageSize: 20,
+      }),
+    );
+    const failure = (page.history?.events ?? []).find((event) => event.workflowTaskFailedEventAttributes);
+    const cause = failure?.workflowTaskFailedEventAttributes?.cause;
+    return typeof cause === 'number' && TOO_LARGE_TASK_CAUSES.has(cause);
+  }
+
   private async runningState(
     handle: WorkflowHandle,
     description: WorkflowExecutionDescription,
     answer: { progress: ProgressAnswer } | { error: unknown } | undefined,
   ): Promise<ExecutionState> {
+    if (
+      (description.raw.pendingWorkflowTask?.attempt ?? 0) >= 2 &&
+      (await this.stuckOnSize(handle.workflowId))
+    ) {
+      // It can never complete: end it, so every wait and watch on it ends too, and say why.
+      await this.call(() => handle.terminate(TOO_LARGE_TERMINATION)).catch((err) => {
+        if (!isClosedMeanwhile(err)) throw err;
+      });
+      return {
+        status: 'failed',
+        toolError: false,
+        reason: RESULT_TOO_LARGE,
+        message: RESULT_TOO_LARGE_MESSAGE,
+      };
+    }
     const heartbeat = await this.heartbeat(description);
     const withHeartbeat = heartbeat === undefined ? {} : { heartbeat };
     if (answer === undefined) return { status: 'running', ...withHeartbeat };

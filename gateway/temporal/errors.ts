@@ -24,6 +24,14 @@ export class TemporalDeadlineError extends Error {
   }
 }
 
+/** A resources/list cursor the visibility store does not take (not one it gave). */
+export class InvalidCursorError extends Error {
+  constructor() {
+    super('invalid cursor');
+    this.name = 'InvalidCursorError';
+  }
+}
+
 /** A keyed start whose key was used before with other arguments (`fields` differ). */
 export class IdempotencyConflictError extends Error {
   constructor(

@@ -254,6 +254,35 @@ function suffix(message: string | undefined): string {
   return message && message !== 'Workflow execution terminated' ? `: ${message}` : '';
 }
 
+// ---- results too large for Temporal ---------------------------------------------------------------
+
+/** The failure reason of a run whose result Temporal would not take. */
+export const RESULT_TOO_LARGE = 'result_too_large';
+
+/** The reason the gateway gives Temporal when it ends a run stuck on a result too large to complete. */
+export const TOO_LARGE_TERMINATION = 'mcp gateway: the workflow result is larger than Temporal accepts';
+
+/**
+ * Workflow task failure causes that mean the completion (its result) was too large: the worker's
+ * gRPC message over 4 MiB (36), payloads over the server's limit (37), the request over it (40).
+ * A workflow task failing for one of these fails on every retry: the run never completes.
+ */
+export const TOO_LARGE_TASK_CAUSES: ReadonlySet<number> = new Set([36, 37, 40]);
+
+/** What the client is told of a result too large for Temporal (after "The run "). */
+export const RESULT_TOO_LARGE_MESSAGE =
+  "failed: its result is larger than Temporal accepts (a workflow result may be at most 2 MB with Temporal's " +
+  'default blob size limit, and a worker can send at most 4 MiB at once). Return a large output as an artifact ' +
+  'reference instead: store the bytes from an activity and return the reference (docs/artifacts.md)';
+
+/**
+ * Whether a termination was for a result too large: the gateway's own (a run stuck on it), or the
+ * history service's when a completion is over the blob size limit (it names no code, only this text).
+ */
+function terminatedForSize(message: string | undefined): boolean {
+  return message === TOO_LARGE_TERMINATION || /Result exceeds size limit/i.test(message ?? '');
+}
+
 /**
  * The state a workflow ended in, from the error its result threw; undefined when the error is not a
  * workflow outcome (Temporal unreachable, our own abort), so the caller can treat it as an error.
@@ -264,6 +293,7 @@ export function stateFromResultError(err: unknown): ExecutionState | undefined {
   const first = chain[0];
   if (first instanceof CancelledFailure) return { status: 'cancelled' };
   if (first instanceof TerminatedFailure) {
+    if (terminatedForSize(first.message)) return failed(false, RESULT_TOO_LARGE, RESULT_TOO_LARGE_MESSAGE);
     return failed(false, 'terminated', `was terminated${suffix(first.message)}`);
   }
   if (first instanceof TimeoutFailure) {

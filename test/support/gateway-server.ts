@@ -36,13 +36,17 @@ export interface TestGateway {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<TestGateway> {
+  const interval = options.env?.MCP_POLL_INTERVAL_MS ?? String(options.pollIntervalMs ?? 250);
   const config = await gatewayConfig({
     TEMPORAL_ADDRESS: options.temporalAddress,
     TEMPORAL_TASK_QUEUE: options.taskQueue,
     MCP_HOST: '127.0.0.1',
     MCP_PORT: '0',
     MCP_WAIT_BUDGET_MS: String(options.waitBudgetMs ?? 1_500),
-    MCP_POLL_INTERVAL_MS: String(options.pollIntervalMs ?? 250),
+    MCP_POLL_INTERVAL_MS: interval,
+    // Clients that follow the advice answer input and poll on: a long input interval would only
+    // slow them (adaptive-polling.test.ts sets its own).
+    MCP_POLL_INPUT_INTERVAL_MS: interval,
     MCP_QUERY_TIMEOUT_MS: String(options.queryTimeoutMs ?? 1_000),
     MCP_TEMPORAL_TIMEOUT_MS: String(options.temporalTimeoutMs ?? 3_000),
     MCP_READY_TIMEOUT_MS: String(options.readyTimeoutMs ?? 1_000),

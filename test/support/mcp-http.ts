@@ -36,6 +36,7 @@ let nextId = 1;
 function routingName(method: string, params: Record<string, unknown>): string | undefined {
   if (method === 'tools/call') return String(params.name);
   if (method.startsWith('tasks/')) return String(params.taskId);
+  if (method === 'resources/read') return String(params.uri);
   return undefined;
 }
 
