@@ -532,6 +532,17 @@ describe('the codec server', () => {
     assert.equal(response.status, 404);
   });
 
+  test('a gateway that authenticates does not start a codec server without the principals who may use it', async () => {
+    await assert.rejects(
+      startGateway({
+        temporalAddress: temporal.server.address,
+        taskQueue: TASK_QUEUE,
+        env: gatewayEnv(pair(OLD), OLD.id, { MCP_CODEC_SERVER: 'true', MCP_CODEC_CORS_ORIGINS: UI_ORIGIN }),
+      }),
+      /MCP_CODEC_PRINCIPALS/,
+    );
+  });
+
   test('without authentication (loopback gateway): local callers, and browsers of an allowed origin only', async () => {
     const local = await startGateway({
       temporalAddress: temporal.server.address,

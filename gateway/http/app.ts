@@ -118,6 +118,14 @@ export function buildApp(config: AppSettings, deps: AppDeps): FastifyInstance {
     });
   }
   if (config.codec && config.codecServer) {
+    // It decrypts every payload of the namespace: with callers that authenticate, only the named
+    // operators, never every principal with a token for /mcp.
+    if ((config.authTokens.size > 0 || oauth) && !config.codecServer.principals?.length) {
+      throw new Error(
+        'MCP_CODEC_SERVER=true on a gateway that authenticates needs MCP_CODEC_PRINCIPALS: the principals ' +
+          '(operators) who may decrypt payloads through /codec',
+      );
+    }
     app.register(codecEndpoint, {
       ...config.codecServer,
       codec: config.codec,
