@@ -22,7 +22,8 @@ import { startWorker, type WorkerProcess } from './support/worker-process.ts';
 
 const TASK_QUEUE = `tracing-${process.pid}`;
 const BLOCKS = 3;
-const WAIT_BUDGET_MS = 1_000;
+// Short, and each block long: three blocks found within it by luck happen less than once in 500 runs.
+const WAIT_BUDGET_MS = 300;
 
 let jaeger: Jaeger;
 let temporal: TestTemporal;
@@ -85,8 +86,9 @@ describe('tracing through a real Jaeger', () => {
   it('shows one long call as request → start → workflow → activities → completion, and the poll that delivered it linked to it', async () => {
     const callerTraceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
-    // Each block ~0.8 s: the run outlasts the 1 s budget, so its result comes by a poll.
-    const difficulty = difficultyFor(speed, 0.8);
+    // Each block ~1.5 s on average (proof of work: some far shorter): the run outlasts the 0.3 s
+    // budget, so its result comes by a poll.
+    const difficulty = difficultyFor(speed, 1.5);
     const created = await rpcResult(gateway.url, 'tools/call', {
       name: 'start_mining',
       arguments: { difficulty, blocks: BLOCKS },
