@@ -47,12 +47,26 @@ CONF
   say "wrote $conf (runtime runc, no default ulimits)"
 fi
 
-# The Docker-compatible API. Started in the background, outliving this script (the CI run ends it).
+# A service (or health loop) left by an earlier run inside a checkout since deleted cannot start
+# containers any more ("write child: broken pipe"): end both, and start them afresh below.
+pidfile=$(dirname "$SOCKET")/podman-service.pid
+ticker=$(dirname "$SOCKET")/health-ticker.pid
+for file in "$pidfile" "$ticker"; do
+  pid=$(cat "$file" 2>/dev/null || true)
+  if [ -n "$pid" ] && [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == *" (deleted)" ]]; then
+    say "ending pid $pid (from $file): its working folder was deleted"
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+done
+
+# The Docker-compatible API. Started in the background, outliving this script (the CI run ends it),
+# from / so that it holds no checkout's folder.
 if ! curl -fsS --max-time 2 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>&1; then
   mkdir -p "$(dirname "$SOCKET")"
   log=${PODMAN_SERVICE_LOG:-/tmp/podman-service.log}
-  setsid podman system service --time=0 "unix://$SOCKET" >"$log" 2>&1 </dev/null &
-  echo $! >"$(dirname "$SOCKET")/podman-service.pid"
+  (cd / && exec setsid podman system service --time=0 "unix://$SOCKET" >"$log" 2>&1 </dev/null) &
+  echo $! >"$pidfile"
   for _ in $(seq 1 100); do
     curl -fsS --max-time 2 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>&1 && break
     sleep 0.1
@@ -62,12 +76,12 @@ if ! curl -fsS --max-time 2 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>
     cat "$log" >&2
     exit 1
   }
-  say "podman's Docker API on $SOCKET (pid $(cat "$(dirname "$SOCKET")/podman-service.pid"), log $log)"
+  say "podman's Docker API on $SOCKET (pid $(cat "$pidfile"), log $log)"
 fi
 
-ticker=$(dirname "$SOCKET")/health-ticker.pid
 if ! { [ -f "$ticker" ] && kill -0 "$(cat "$ticker")" 2>/dev/null; }; then
-  setsid bash "$0" --health-ticker >/dev/null 2>&1 </dev/null &
+  self=$(realpath "$0")
+  (cd / && exec setsid bash "$self" --health-ticker >/dev/null 2>&1 </dev/null) &
   echo $! >"$ticker"
   say "health checks run by a loop (pid $(cat "$ticker")): podman has no systemd timers here"
 fi
