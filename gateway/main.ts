@@ -1,29 +1,21 @@
-// `npm run gateway`: the MCP gateway process. Configuration from the environment (see config.ts).
+// `npm run gateway`: the MCP gateway process. Configuration from the environment (see settings/).
 import { setTimeout as delay } from 'node:timers/promises';
 import { describeCodec } from '../common/codec-settings.ts';
 import { startTracing, traceDestination } from '../common/tracing.ts';
-import { backendOptions, budgetWarnings, gatewayConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { logDestination, logFormat } from './http/logging.ts';
 import { loadServerSecret } from './server-secret.ts';
+import { backendOptions, budgetWarnings, loadSettings } from './settings/index.ts';
 import { enableTracing } from './shared/tracing.ts';
 import { createTemporalClient, TemporalBackend } from './temporal/backend.ts';
-
-function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = env[name]?.trim().toLowerCase() ?? '';
-  if (raw === '' || raw === 'false' || raw === '0') return false;
-  if (raw === 'true' || raw === '1') return true;
-  throw new Error(`${name} must be "true" or "false", got "${env[name]}"`);
-}
 
 /** Settings that must be right before anything listens: a bad one stops the start with its reason. */
 async function startupSettings() {
   try {
     return {
-      config: await gatewayConfig(),
+      config: await loadSettings(),
       serverSecret: loadServerSecret(),
       logFormat: logFormat(process.env, Boolean(process.stdout.isTTY)),
-      tracePrincipal: booleanSetting(process.env, 'MCP_TRACE_PRINCIPAL'),
     };
   } catch (err) {
     console.error(`gateway: cannot start: ${(err as Error).message}`);
@@ -31,10 +23,10 @@ async function startupSettings() {
   }
 }
 
-const { config, serverSecret, logFormat: format, tracePrincipal } = await startupSettings();
+const { config, serverSecret, logFormat: format } = await startupSettings();
 // Before the Temporal client is made: its tracing interceptor is added only when tracing is on.
 const tracing = await startTracing('mcp-gateway');
-if (tracing) enableTracing({ principalAttribute: tracePrincipal });
+if (tracing) enableTracing({ principalAttribute: config.tracePrincipal });
 const client = createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);
 const backend = new TemporalBackend(client, backendOptions(config, serverSecret.secret));
 // JSON lines are written off the request path (pino flushes what is pending when the process

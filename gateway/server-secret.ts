@@ -3,8 +3,9 @@
 // <MCP_DATA_DIR>/server-secret, so a key maps to the same task across gateway restarts.
 // Every replica behind one load balancer must use the same secret.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createOnce } from '../common/create-once.ts';
 
 export const MIN_SECRET_LENGTH = 32;
 export const SECRET_FILE_NAME = 'server-secret';
@@ -42,16 +43,13 @@ export function loadServerSecret(env: NodeJS.ProcessEnv = process.env, cwd = pro
   const dataDir = resolve(cwd, env.MCP_DATA_DIR?.trim() || '.data');
   const path = join(dataDir, SECRET_FILE_NAME);
   try {
-    mkdirSync(dataDir, { recursive: true });
-    // 'wx': only the first process creates it; a concurrent one reads what that one wrote.
-    writeFileSync(path, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
+    // Only the first process creates it; a concurrent one reads what that one wrote.
+    createOnce(path, `${randomBytes(32).toString('base64url')}\n`);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw new Error(
-        `cannot keep a server secret in ${path} (${(err as Error).message}): set MCP_SERVER_SECRET or ` +
-          'MCP_SERVER_SECRET_FILE, or point MCP_DATA_DIR at a writable folder',
-      );
-    }
+    throw new Error(
+      `cannot keep a server secret in ${path} (${(err as Error).message}): set MCP_SERVER_SECRET or ` +
+        'MCP_SERVER_SECRET_FILE, or point MCP_DATA_DIR at a writable folder',
+    );
   }
   return checked(readSecretFile(path, 'server secret'), path);
 }

@@ -1,6 +1,7 @@
 // What `npm start` runs, read from the environment: a Temporal dev server (unless TEMPORAL_ADDRESS
 // points at one already), then the worker and the gateway.
 import { resolve } from 'node:path';
+import { booleanSetting } from '../common/settings.ts';
 
 export interface StartConfig {
   /** Folder for the dev server's database and the workflow bundle (MCP_DATA_DIR, `.data`). */
@@ -53,13 +54,6 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return value;
 }
 
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = env[name]?.trim().toLowerCase() ?? '';
-  if (raw === '' || raw === 'false' || raw === '0') return false;
-  if (raw === 'true' || raw === '1') return true;
-  throw new Error(`${name} must be "true" or "false", got "${env[name]}"`);
-}
-
 /** Where the Web UI finds the gateway's codec server. */
 export function codecEndpoint(config: Pick<StartConfig, 'mcpHost' | 'mcpPort'>): string {
   return `http://${localHost(config.mcpHost)}:${config.mcpPort}/codec`;
@@ -109,8 +103,8 @@ export function startConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.
     mcpHost: env.MCP_HOST?.trim() || START_DEFAULTS.mcpHost,
     mcpPort: port(env, 'MCP_PORT', START_DEFAULTS.mcpPort),
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH?.trim() || undefined,
-    codec: flag(env, 'MCP_START_CODEC'),
-    ...(flag(env, 'MCP_START_JAEGER')
+    codec: booleanSetting(env, 'MCP_START_CODEC'),
+    ...(booleanSetting(env, 'MCP_START_JAEGER')
       ? {
           jaeger: {
             otlpHttpPort: port(env, 'JAEGER_OTLP_PORT', START_DEFAULTS.jaegerOtlpPort),

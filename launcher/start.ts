@@ -7,8 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pollUntil } from '../common/poll.ts';
-import { gatewayConfig } from '../gateway/config.ts';
 import { GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
+import { loadSettings } from '../gateway/settings/index.ts';
 import { ensureLocalCodecKeys } from './codec-keys.ts';
 import { ensureJaeger, type Jaeger, startJaeger } from './jaeger.ts';
 import { linePrefixer, processLabel } from './line-prefixer.ts';
@@ -256,7 +256,7 @@ async function main(): Promise<void> {
 /** The catalog the gateway serves, read the way the gateway reads it (undefined if it cannot be). */
 async function servedCatalog(env: NodeJS.ProcessEnv) {
   try {
-    return await gatewayConfig(env);
+    return await loadSettings(env);
   } catch {
     return undefined;
   }

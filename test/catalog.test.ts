@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { gatewayConfig } from '../gateway/config.ts';
 import { Catalog, defaultCompanions, loadCatalogFile } from '../gateway/mcp/catalog.ts';
+import { loadSettings } from '../gateway/settings/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -67,11 +67,11 @@ describe('a good catalog', () => {
   test('MCP_TOOLS_FILE replaces the built-in catalog; unset, mining is served', async () => {
     const path = json([entry()]);
     assert.deepEqual(
-      (await gatewayConfig({ MCP_TOOLS_FILE: path })).tools.map((t) => t.name),
+      (await loadSettings({ MCP_TOOLS_FILE: path })).tools.map((t) => t.name),
       ['start_report'],
     );
     assert.deepEqual(
-      (await gatewayConfig({})).tools.map((t) => t.name),
+      (await loadSettings({})).tools.map((t) => t.name),
       ['start_mining'],
     );
   });
@@ -207,7 +207,7 @@ describe('a bad catalog names the file, the entry and the field', () => {
         assert.match(err.message, message);
         return true;
       });
-      await assert.rejects(gatewayConfig({ MCP_TOOLS_FILE: p }), /^Error: MCP_TOOLS_FILE/);
+      await assert.rejects(loadSettings({ MCP_TOOLS_FILE: p }), /^Error: MCP_TOOLS_FILE/);
     });
   }
 });

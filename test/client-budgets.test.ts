@@ -4,8 +4,9 @@
 // (caller_gone, the signal to lower the budget) while its run goes on.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { budgetWarnings, clientWaitBudgetsFromEnv, gatewayConfig } from '../gateway/config.ts';
 import { waitBudgetFor } from '../gateway/mcp/tools.ts';
+import { budgetWarnings, clientWaitBudgetsFromEnv } from '../gateway/settings/budgets.ts';
+import { loadSettings } from '../gateway/settings/index.ts';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
 import { type Framing, framedHeaders, framedRequest, rpc, WITH_TASKS } from './support/mcp-http.ts';
 import { delta, scrape } from './support/metrics-scrape.ts';
@@ -44,9 +45,9 @@ describe('client wait budgets, as settings', () => {
   });
 
   test('a budget at or above 60 s is warned about at start, naming the trap; the defaults are not', async () => {
-    assert.deepEqual(budgetWarnings(await gatewayConfig({})), []);
+    assert.deepEqual(budgetWarnings(await loadSettings({})), []);
     const warned = budgetWarnings(
-      await gatewayConfig({
+      await loadSettings({
         MCP_WAIT_BUDGET_MS: '60000',
         MCP_CLIENT_WAIT_BUDGETS: 'desktop=240000;sdk=30000',
       }),

@@ -8,9 +8,9 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { DEFAULT_TASK_QUEUE } from '../common/temporal-env.ts';
-import { gatewayConfig } from '../gateway/config.ts';
 import { loadCatalogFile } from '../gateway/mcp/catalog.ts';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
+import { loadSettings } from '../gateway/settings/index.ts';
 import { NAMESPACE_RETENTION } from '../launcher/cluster/cluster.ts';
 import {
   DYNAMIC_CONFIG,
@@ -367,28 +367,24 @@ describe('docker-compose.yml', () => {
     try {
       const file = join(dir, 'gateway-data', 'auth-tokens');
       const env = { MCP_HOST: '0.0.0.0', MCP_FIRST_START_TOKEN_FILE: file };
-      const first = await gatewayConfig(env);
+      const first = await loadSettings(env);
       assert.equal(first.firstStartTokenFile, file);
       const [principal, token] = [...first.authTokens.entries()][0] ?? [];
       assert.equal(principal, 'user');
       assert.match(token ?? '', /^[A-Za-z0-9_-]{43}$/);
       assert.equal(statSync(file).mode & 0o777, 0o600);
       assert.equal(readFileSync(file, 'utf8'), `user:${token}\n`);
-      assert.deepEqual(
-        (await gatewayConfig(env)).authTokens,
-        first.authTokens,
-        'the same token on a restart',
-      );
+      assert.deepEqual((await loadSettings(env)).authTokens, first.authTokens, 'the same token on a restart');
 
       const other = join(dir, 'other', 'auth-tokens');
-      const given = await gatewayConfig({
+      const given = await loadSettings({
         ...env,
         MCP_FIRST_START_TOKEN_FILE: other,
         MCP_AUTH_TOKENS: `alice:${'a'.repeat(40)}`,
       });
       assert.deepEqual([...given.authTokens.keys()], ['alice']);
       assert.equal(given.firstStartTokenFile, undefined);
-      const loopback = await gatewayConfig({ MCP_HOST: '127.0.0.1', MCP_FIRST_START_TOKEN_FILE: other });
+      const loopback = await loadSettings({ MCP_HOST: '127.0.0.1', MCP_FIRST_START_TOKEN_FILE: other });
       assert.equal(loopback.authTokens.size, 0, 'loopback needs no token');
       assert.equal(existsSync(other), false, 'nothing written when not needed');
     } finally {
@@ -492,7 +488,7 @@ describe('docker-compose.yml', () => {
     );
     const unset = interpolate(gateway.environment?.MCP_TOOLS_FILE ?? '', {});
     assert.equal(unset, '');
-    const builtIn = await gatewayConfig({ MCP_TOOLS_FILE: unset });
+    const builtIn = await loadSettings({ MCP_TOOLS_FILE: unset });
     assert.equal(builtIn.toolsFile, undefined);
     assert.deepEqual(
       builtIn.tools.map((tool) => tool.name),

@@ -1,10 +1,10 @@
 // Tool argument schemas, task ids, capability detection and configuration.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
 import { declaresTasksExtension } from '../gateway/mcp/answers.ts';
 import { inputResponsesSchema } from '../gateway/mcp/server.ts';
 import { validated, workflowIdArgs } from '../gateway/mcp/tools.ts';
+import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
 import { isOwnedBy, newTaskId, taskIdPrefix } from '../gateway/temporal/runs.ts';
 import { LIMITS } from '../workflows/mining/bounds.ts';
 import { DEFAULT_BLOCKS, DEFAULT_DIFFICULTY, mineChainInput, miningTool } from '../workflows/mining/tool.ts';
@@ -139,7 +139,7 @@ describe('Tasks extension in client capabilities', () => {
 
 describe('configuration', () => {
   test('defaults', async () => {
-    const config = await gatewayConfig({});
+    const config = await loadSettings({});
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.port, 3000);
     assert.equal(config.waitBudgetMs, DEFAULTS.waitBudgetMs);
@@ -148,7 +148,7 @@ describe('configuration', () => {
   });
 
   test('from the environment', async () => {
-    const config = await gatewayConfig({
+    const config = await loadSettings({
       MCP_HOST: '0.0.0.0',
       MCP_AUTH_TOKENS: 'alice:alice-token-0123456789',
       MCP_PORT: '8080',
@@ -167,7 +167,7 @@ describe('configuration', () => {
   });
 
   test('bad values are refused with the variable named', async () => {
-    await assert.rejects(gatewayConfig({ MCP_PORT: 'eighty' }), /MCP_PORT/);
-    await assert.rejects(gatewayConfig({ MCP_WAIT_BUDGET_MS: '-1' }), /MCP_WAIT_BUDGET_MS/);
+    await assert.rejects(loadSettings({ MCP_PORT: 'eighty' }), /MCP_PORT/);
+    await assert.rejects(loadSettings({ MCP_WAIT_BUDGET_MS: '-1' }), /MCP_WAIT_BUDGET_MS/);
   });
 });

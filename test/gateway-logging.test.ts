@@ -6,10 +6,10 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pollUntil } from '../common/poll.ts';
-import { gatewayConfig } from '../gateway/config.ts';
 import { buildApp } from '../gateway/http/app.ts';
 import { readableLogStream } from '../gateway/http/log-format.ts';
 import { logFormat, scrubSecrets } from '../gateway/http/logging.ts';
+import { loadSettings } from '../gateway/settings/index.ts';
 import { TemporalBackend } from '../gateway/temporal/backend.ts';
 import { PLAIN_CLIENT, rpc, rpcResult } from './support/mcp-http.ts';
 import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
@@ -38,7 +38,7 @@ before(async () => {
       done();
     },
   });
-  const config = await gatewayConfig({
+  const config = await loadSettings({
     MCP_PORT: '0',
     MCP_WAIT_BUDGET_MS: '0',
     MCP_QUERY_TIMEOUT_MS: '300',

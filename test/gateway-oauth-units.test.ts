@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { gatewayConfig } from '../gateway/config.ts';
 import { discoveryUrls, JwtAccessTokenVerifier, tokenScopes } from '../gateway/http/jwt-verifier.ts';
 import { OAuthResourceServer, ToolScopes } from '../gateway/http/oauth.ts';
-import { OAUTH_DEFAULTS, type OAuthSettings, oauthSettingsFromEnv } from '../gateway/http/oauth-settings.ts';
 import { catalogTool, loadCatalogFile } from '../gateway/mcp/catalog.ts';
+import { loadSettings } from '../gateway/settings/index.ts';
+import { OAUTH_DEFAULTS, type OAuthSettings, oauthSettingsFromEnv } from '../gateway/settings/oauth.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oauth-units-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,8 +73,8 @@ describe('settings', () => {
   });
 
   test('OAuth alone is authentication enough for a non-loopback bind', async () => {
-    await assert.rejects(gatewayConfig({ MCP_HOST: '0.0.0.0' }), /MCP_OAUTH_ISSUER and MCP_OAUTH_AUDIENCE/);
-    assert.equal((await gatewayConfig({ MCP_HOST: '0.0.0.0', ...base })).oauth?.issuer, ISSUER);
+    await assert.rejects(loadSettings({ MCP_HOST: '0.0.0.0' }), /MCP_OAUTH_ISSUER and MCP_OAUTH_AUDIENCE/);
+    assert.equal((await loadSettings({ MCP_HOST: '0.0.0.0', ...base })).oauth?.issuer, ISSUER);
   });
 });
 

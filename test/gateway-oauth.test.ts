@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { base64url, type JWTPayload, SignJWT } from 'jose';
-import { gatewayConfig } from '../gateway/config.ts';
+import { loadSettings } from '../gateway/settings/index.ts';
 import { SLOT_WORKFLOW_TYPE } from '../gateway/temporal/slots.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
@@ -466,7 +466,7 @@ describe('principals that cannot collide', () => {
 
   test('aliases must name a static principal', async () => {
     await assert.rejects(
-      gatewayConfig({
+      loadSettings({
         MCP_OAUTH_ISSUER: 'https://idp.example',
         MCP_OAUTH_AUDIENCE: 'https://gw.example/mcp',
         MCP_OAUTH_PRINCIPAL_ALIASES: 'someone=https://idp.example#x',

@@ -5,17 +5,13 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import {
-  assertSafeBind,
-  authTokensFromEnv,
-  DEFAULTS,
-  gatewayConfig,
-  parseAuthTokens,
-} from '../gateway/config.ts';
 import { isLoopback, loopbackHostnames } from '../gateway/http/loopback.ts';
 import { principalForToken } from '../gateway/http/mcp-endpoint.ts';
 import { PollRateLimiter, polledTaskId, polledTaskIds, pollRateLimit } from '../gateway/http/poll-limit.ts';
 import { loadServerSecret, SECRET_FILE_NAME } from '../gateway/server-secret.ts';
+import { authTokensFromEnv, parseAuthTokens } from '../gateway/settings/auth.ts';
+import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
+import { assertSafeBind } from '../gateway/settings/listen.ts';
 import { differingArguments, isOwnedBy, keyedTaskId } from '../gateway/temporal/runs.ts';
 
 const ALICE = 'alice-token-0123456789';
@@ -93,7 +89,7 @@ describe('bearer tokens', () => {
       assert.throws(() => assertSafeBind(host, none), /refusing to listen on .* without authentication/);
       assertSafeBind(host, parseAuthTokens(`alice:${ALICE}`, 'test'));
     }
-    await assert.rejects(gatewayConfig({ MCP_HOST: '0.0.0.0' }), /MCP_AUTH_TOKENS/);
+    await assert.rejects(loadSettings({ MCP_HOST: '0.0.0.0' }), /MCP_AUTH_TOKENS/);
   });
 });
 
@@ -243,13 +239,13 @@ describe('poll rate limiting', () => {
   });
 
   test('settings: off by default, never above the advertised poll interval', async () => {
-    const config = await gatewayConfig({});
+    const config = await loadSettings({});
     assert.equal(config.pollMinIntervalMs, 0);
     assert.equal(config.maxRunningTasks, DEFAULTS.maxRunningTasks);
     assert.equal(config.bodyLimitBytes, DEFAULTS.bodyLimitBytes);
-    assert.equal((await gatewayConfig({ MCP_POLL_MIN_INTERVAL_MS: '1500' })).pollMinIntervalMs, 1500);
+    assert.equal((await loadSettings({ MCP_POLL_MIN_INTERVAL_MS: '1500' })).pollMinIntervalMs, 1500);
     await assert.rejects(
-      gatewayConfig({ MCP_POLL_INTERVAL_MS: '1000', MCP_POLL_MIN_INTERVAL_MS: '1500' }),
+      loadSettings({ MCP_POLL_INTERVAL_MS: '1000', MCP_POLL_MIN_INTERVAL_MS: '1500' }),
       /MCP_POLL_MIN_INTERVAL_MS/,
     );
   });

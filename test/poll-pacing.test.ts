@@ -3,7 +3,6 @@
 // and the settings that shape it.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { gatewayConfig } from '../gateway/config.ts';
 import {
   FLOOR_MS,
   type PollPacing,
@@ -12,6 +11,7 @@ import {
   runPace,
   targetIntervalMs,
 } from '../gateway/mcp/poll-pacing.ts';
+import { loadSettings } from '../gateway/settings/index.ts';
 
 const PACING: PollPacing = {
   intervalMs: 2_000,
@@ -158,7 +158,7 @@ describe('runPace: what the gateway sees of a run', () => {
 
 describe('settings', () => {
   test('defaults follow MCP_POLL_INTERVAL_MS, which keeps its meaning as the steady interval', async () => {
-    assert.deepEqual((await gatewayConfig({})).pollPacing, {
+    assert.deepEqual((await loadSettings({})).pollPacing, {
       intervalMs: 2_000,
       fastIntervalMs: 500,
       inputIntervalMs: 30_000,
@@ -166,17 +166,17 @@ describe('settings', () => {
       minIntervalMs: 0,
       jitter: 0.2,
     });
-    const slow = (await gatewayConfig({ MCP_POLL_INTERVAL_MS: '90000' })).pollPacing;
+    const slow = (await loadSettings({ MCP_POLL_INTERVAL_MS: '90000' })).pollPacing;
     assert.deepEqual(
       [slow.intervalMs, slow.fastIntervalMs, slow.inputIntervalMs, slow.maxIntervalMs],
       [90_000, 500, 90_000, 90_000],
     );
-    const quick = (await gatewayConfig({ MCP_POLL_INTERVAL_MS: '250' })).pollPacing;
+    const quick = (await loadSettings({ MCP_POLL_INTERVAL_MS: '250' })).pollPacing;
     assert.equal(quick.fastIntervalMs, 250);
   });
 
   test('each setting read, and the old fixed interval still to be had', async () => {
-    const fixed = await gatewayConfig({
+    const fixed = await loadSettings({
       MCP_POLL_INTERVAL_MS: '1000',
       MCP_POLL_FAST_INTERVAL_MS: '1000',
       MCP_POLL_INPUT_INTERVAL_MS: '1000',
@@ -200,7 +200,7 @@ describe('settings', () => {
       ['MCP_POLL_JITTER_PERCENT', '51'],
       ['MCP_POLL_JITTER_PERCENT', '0.2'],
     ] as const) {
-      await assert.rejects(gatewayConfig({ [name]: value }), new RegExp(name), `${name}=${value}`);
+      await assert.rejects(loadSettings({ [name]: value }), new RegExp(name), `${name}=${value}`);
     }
   });
 });

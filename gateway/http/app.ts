@@ -10,6 +10,7 @@ import { Catalog, type CatalogTool } from '../mcp/catalog.ts';
 import { type PollPacing, pollIntervalMs, runPace } from '../mcp/poll-pacing.ts';
 import type { SubscriptionLimits } from '../mcp/push.ts';
 import { McpServers } from '../mcp/server.ts';
+import type { OAuthSettings } from '../settings/oauth.ts';
 import { renderMetrics } from '../shared/metrics.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
 import { type CodecServerSettings, codecEndpoint } from './codec-endpoint.ts';
@@ -17,7 +18,6 @@ import { loggerOptions } from './logging.ts';
 import { isLoopback, loopbackHostnames } from './loopback.ts';
 import { type AuthTokens, childLoggerFactory, mcpEndpoint } from './mcp-endpoint.ts';
 import { OAuthResourceServer, protectedResourceRoutes, ToolScopes } from './oauth.ts';
-import type { OAuthSettings } from './oauth-settings.ts';
 import { Readiness } from './readiness.ts';
 
 /** What the app needs of the gateway's settings (config.ts). */

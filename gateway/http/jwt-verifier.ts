@@ -15,8 +15,8 @@ import {
 } from '@modelcontextprotocol/server';
 import type * as Jose from 'jose';
 import type { JWTPayload } from 'jose';
+import { type OAuthSettings, oauthPrincipal } from '../settings/oauth.ts';
 import { isLoopback } from './loopback.ts';
-import { type OAuthSettings, oauthPrincipal } from './oauth-settings.ts';
 
 type JoseErrors = typeof Jose.errors;
 

@@ -24,9 +24,9 @@ import {
   insufficientScope,
   unauthorized,
 } from '../mcp/errors.ts';
+import type { OAuthSettings } from '../settings/oauth.ts';
 import { taskIdPrefix } from '../temporal/runs.ts';
 import { AuthorizationServerUnavailable, JwtAccessTokenVerifier } from './jwt-verifier.ts';
-import type { OAuthSettings } from './oauth-settings.ts';
 
 /** Who a request is from. `scopes` is absent for a static token: it may use every tool. */
 export interface Identity {

@@ -2,8 +2,8 @@
 // free loopback port. Settings default to values that keep tests fast.
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { backendOptions, type GatewayConfig, gatewayConfig } from '../../gateway/config.ts';
 import { buildApp } from '../../gateway/http/app.ts';
+import { backendOptions, type GatewaySettings, loadSettings } from '../../gateway/settings/index.ts';
 import { createTemporalClient, TemporalBackend } from '../../gateway/temporal/backend.ts';
 
 export interface GatewayOptions {
@@ -28,7 +28,7 @@ export interface TestGateway {
   origin: string;
   /** The MCP endpoint: origin + /mcp */
   url: URL;
-  config: GatewayConfig;
+  config: GatewaySettings;
   app: FastifyInstance;
   /** The gateway's own Temporal client (shares nothing with the test's). */
   temporal: Client;
@@ -37,7 +37,7 @@ export interface TestGateway {
 
 export async function startGateway(options: GatewayOptions): Promise<TestGateway> {
   const interval = options.env?.MCP_POLL_INTERVAL_MS ?? String(options.pollIntervalMs ?? 250);
-  const config = await gatewayConfig({
+  const config = await loadSettings({
     TEMPORAL_ADDRESS: options.temporalAddress,
     TEMPORAL_TASK_QUEUE: options.taskQueue,
     MCP_HOST: '127.0.0.1',

@@ -1,0 +1,88 @@
+// The gateway's settings, each read once from the environment by the schema of its area: where to
+// listen (listen.ts), who may call (auth.ts, oauth.ts), how long a call waits (budgets.ts), how
+// often clients poll (polling.ts), timeouts and caps (limits.ts), payload encryption (codec.ts),
+// large outputs (artifacts.ts), the tools served (catalog.ts), tracing (tracing.ts). Temporal's own
+// settings (address, namespace, task queue, TLS) come from temporalEnv(). A bad value stops the
+// start with one line naming the variable and its rule.
+import { parseSettings } from '../../common/settings.ts';
+import { type TemporalEnv, temporalEnv } from '../../common/temporal-env.ts';
+import type { CatalogTool } from '../mcp/catalog.ts';
+import type { BackendOptions } from '../temporal/backend.ts';
+import { type ArtifactSettings, artifactsFromEnv } from './artifacts.ts';
+import { type AuthSettings, authSchema } from './auth.ts';
+import { type BudgetSettings, budgetsFromEnv } from './budgets.ts';
+import { loadTools, toolsFileFromEnv } from './catalog.ts';
+import { type CodecSettings, codecSettingsFromEnv } from './codec.ts';
+import { type LimitSettings, limitsFromEnv } from './limits.ts';
+import { assertSafeBind, type ListenSettings, listenFromEnv } from './listen.ts';
+import { type OAuthSettings, oauthSettingsFromEnv } from './oauth.ts';
+import { type PollingSettings, pollingFromEnv } from './polling.ts';
+import { type TraceSettings, traceFromEnv } from './tracing.ts';
+
+export { budgetWarnings } from './budgets.ts';
+export { DEFAULTS } from './defaults.ts';
+
+export interface GatewaySettings
+  extends ListenSettings,
+    AuthSettings,
+    BudgetSettings,
+    PollingSettings,
+    LimitSettings,
+    CodecSettings,
+    TraceSettings {
+  /** OAuth access tokens from an identity provider, beside the static tokens. */
+  oauth?: OAuthSettings;
+  /** The artifact store workers write large outputs to, and the largest one resources/read serves. */
+  artifacts: ArtifactSettings;
+  temporal: TemporalEnv;
+  /** The catalog file (MCP_TOOLS_FILE), or undefined for the built-in catalog. */
+  toolsFile?: string;
+  /** The tools served: the catalog file's, or the built-in catalog's. */
+  tools: CatalogTool[];
+}
+
+/**
+ * Throws (naming the variable) on a bad value, and refuses a non-loopback host without
+ * authentication. Async: a catalog entry may name a hooks module to load.
+ */
+export async function loadSettings(env: NodeJS.ProcessEnv = process.env): Promise<GatewaySettings> {
+  const listen = listenFromEnv(env);
+  const oauth = oauthSettingsFromEnv(env);
+  const auth = parseSettings(authSchema(listen.host, oauth !== undefined), env);
+  assertSafeBind(listen.host, auth.authTokens, oauth !== undefined);
+  const budgets = budgetsFromEnv(env);
+  const polling = pollingFromEnv(env);
+  const limits = limitsFromEnv(env);
+  const artifacts = artifactsFromEnv(env);
+  const temporal = temporalEnv(env);
+  const codec = codecSettingsFromEnv(env, temporal.namespace);
+  const trace = traceFromEnv(env);
+  const toolsFile = toolsFileFromEnv(env);
+  const catalogDefaults = { taskQueue: temporal.taskQueue, waitBudgetMs: budgets.waitBudgetMs };
+  const tools = await loadTools(toolsFile, catalogDefaults, env);
+  return {
+    ...listen,
+    ...budgets,
+    ...polling,
+    ...limits,
+    ...auth,
+    ...(oauth ? { oauth } : {}),
+    artifacts,
+    temporal,
+    ...codec,
+    ...(toolsFile ? { toolsFile } : {}),
+    tools,
+    ...trace,
+  };
+}
+
+/** The backend options the settings imply. */
+export function backendOptions(settings: GatewaySettings, serverSecret: Buffer): BackendOptions {
+  return {
+    namespace: settings.temporal.namespace,
+    callTimeoutMs: settings.temporalTimeoutMs,
+    queryTimeoutMs: settings.queryTimeoutMs,
+    serverSecret,
+    maxRunningTasks: settings.maxRunningTasks,
+  };
+}

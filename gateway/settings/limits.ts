@@ -1,0 +1,69 @@
+// How long the gateway waits on Temporal, how long what it hands out stays valid, and how much one
+// principal or stream may hold: timeouts, the running-task cap, pushed status, input state.
+import * as z from 'zod/v4';
+import { integer, parseSettings } from '../../common/settings.ts';
+import type { SubscriptionLimits } from '../mcp/push.ts';
+import { DEFAULTS } from './defaults.ts';
+
+export interface LimitSettings {
+  /** ttlMs advertised on tasks: how long a finished task stays retrievable. */
+  taskTtlMs: number;
+  /** Longest a poll waits for a worker to answer the progress query. */
+  queryTimeoutMs: number;
+  /** Deadline of every other Temporal call (start, describe, signal, cancel). */
+  temporalTimeoutMs: number;
+  /** Longest /readyz waits for Temporal before answering 503. */
+  readyTimeoutMs: number;
+  /** Running tasks one principal may have at once; 0: no cap. */
+  maxRunningTasks: number;
+  /** Bounds of pushed task status (subscriptions/listen with taskIds). */
+  listen: SubscriptionLimits;
+  /** How long an input_required answer's requestState stays valid. */
+  inputStateTtlSeconds: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const limitsSchema = z
+  .object({
+    MCP_TASK_TTL_MS: integer('MCP_TASK_TTL_MS', DEFAULTS.taskTtlMs, 60_000, 365 * DAY_MS),
+    MCP_QUERY_TIMEOUT_MS: integer('MCP_QUERY_TIMEOUT_MS', DEFAULTS.queryTimeoutMs, 100, 60_000),
+    MCP_TEMPORAL_TIMEOUT_MS: integer('MCP_TEMPORAL_TIMEOUT_MS', DEFAULTS.temporalTimeoutMs, 500, 120_000),
+    MCP_READY_TIMEOUT_MS: integer('MCP_READY_TIMEOUT_MS', DEFAULTS.readyTimeoutMs, 100, 60_000),
+    MCP_MAX_RUNNING_TASKS: integer('MCP_MAX_RUNNING_TASKS', DEFAULTS.maxRunningTasks, 0, 1_000_000),
+    MCP_LISTEN_MAX_TASKS: integer('MCP_LISTEN_MAX_TASKS', DEFAULTS.listenMaxTasks, 1, 10_000),
+    MCP_LISTEN_MAX_STREAMS: integer('MCP_LISTEN_MAX_STREAMS', DEFAULTS.listenMaxStreams, 1, 100_000),
+    MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL: integer(
+      'MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL',
+      DEFAULTS.listenMaxStreamsPerPrincipal,
+      1,
+      100_000,
+    ),
+    // An input_required answer waits for a person: an hour by default to answer and retry.
+    MCP_INPUT_STATE_TTL_SECONDS: integer(
+      'MCP_INPUT_STATE_TTL_SECONDS',
+      DEFAULTS.inputStateTtlSeconds,
+      10,
+      7 * 24 * 60 * 60,
+    ),
+  })
+  .transform(
+    (env): LimitSettings => ({
+      taskTtlMs: env.MCP_TASK_TTL_MS,
+      queryTimeoutMs: env.MCP_QUERY_TIMEOUT_MS,
+      temporalTimeoutMs: env.MCP_TEMPORAL_TIMEOUT_MS,
+      readyTimeoutMs: env.MCP_READY_TIMEOUT_MS,
+      maxRunningTasks: env.MCP_MAX_RUNNING_TASKS,
+      listen: {
+        maxTasksPerStream: env.MCP_LISTEN_MAX_TASKS,
+        maxStreams: env.MCP_LISTEN_MAX_STREAMS,
+        maxStreamsPerPrincipal: env.MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL,
+        keepAliveMs: DEFAULTS.listenKeepAliveMs,
+      },
+      inputStateTtlSeconds: env.MCP_INPUT_STATE_TTL_SECONDS,
+    }),
+  );
+
+export function limitsFromEnv(env: NodeJS.ProcessEnv): LimitSettings {
+  return parseSettings(limitsSchema, env);
+}

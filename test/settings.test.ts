@@ -1,0 +1,330 @@
+// The gateway's settings, area by area (gateway/settings/): what each is when unset, and that a bad
+// value is refused with one line naming the variable and its rule. No Temporal needed.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { createOnce } from '../common/create-once.ts';
+import { booleanSetting, integerSetting, nameValueList, parseSettings } from '../common/settings.ts';
+import { artifactsFromEnv } from '../gateway/settings/artifacts.ts';
+import { authSchema } from '../gateway/settings/auth.ts';
+import { budgetsFromEnv } from '../gateway/settings/budgets.ts';
+import { loadTools, toolsFileFromEnv } from '../gateway/settings/catalog.ts';
+import { codecSettingsFromEnv } from '../gateway/settings/codec.ts';
+import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
+import { limitsFromEnv } from '../gateway/settings/limits.ts';
+import { listenFromEnv } from '../gateway/settings/listen.ts';
+import { pollingFromEnv } from '../gateway/settings/polling.ts';
+import { traceFromEnv } from '../gateway/settings/tracing.ts';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+const ISSUER = 'https://login.example.com/tenant-1/';
+const AUDIENCE = 'https://gateway.example.com/mcp';
+
+/** Asserts that `read` throws a plain Error whose message is exactly one line matching `problem`. */
+function refused(read: () => unknown, problem: RegExp): void {
+  assert.throws(read, (err: unknown) => {
+    assert.ok(err instanceof Error && err.constructor === Error, `a plain Error, got ${String(err)}`);
+    assert.doesNotMatch(err.message, /\n/);
+    assert.match(err.message, problem);
+    return true;
+  });
+}
+
+describe('the common readers', () => {
+  test('an integer: blank is the default; out of range or not a whole number names the variable and its range', () => {
+    assert.equal(integerSetting({ N: ' ' }, 'N', 7, 0, 10), 7);
+    assert.equal(integerSetting({ N: ' 10 ' }, 'N', 7, 0, 10), 10);
+    for (const bad of ['11', '-1', '2.5', 'ten'])
+      refused(
+        () => integerSetting({ N: bad }, 'N', 7, 0, 10),
+        new RegExp(`^N must be an integer from 0 to 10, got "${bad}"$`),
+      );
+  });
+
+  test('a flag: true/1 or false/0 in any case, blank false; anything else named', () => {
+    for (const [raw, value] of [
+      ['TRUE', true],
+      ['1', true],
+      [' false ', false],
+      ['0', false],
+      ['', false],
+    ] as const)
+      assert.equal(booleanSetting({ F: raw }, 'F'), value, raw);
+    assert.equal(booleanSetting({}, 'F'), false);
+    refused(() => booleanSetting({ F: 'yes' }, 'F'), /^F must be "true" or "false", got "yes"$/);
+  });
+
+  test('a name=value list: split at the last "=", trimmed; a bad entry, a value refused or a name twice is named', () => {
+    const list = {
+      name: 'L',
+      separator: ';',
+      shape: 'name=digits',
+      value: (v: string) => (/^\d+$/.test(v) ? Number(v) : undefined),
+    };
+    assert.deepEqual(
+      [...nameValueList(' a = 1 ;; b=c=2 ', { ...list, value: (v) => v })],
+      [
+        ['a', '1'],
+        ['b=c', '2'],
+      ],
+    );
+    assert.deepEqual(nameValueList(undefined, list).size, 0);
+    refused(() => nameValueList('a', list), /^L: "a" is not name=digits$/);
+    refused(() => nameValueList('=1', list), /^L: "=1" is not name=digits$/);
+    refused(() => nameValueList('a=x', list), /^L: "a=x" is not name=digits$/);
+    refused(() => nameValueList('a=1;a=2', list), /^L: "a" is listed twice$/);
+  });
+
+  test('createOnce: the first call writes (folder too, owner-only), later ones keep what it wrote', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'create-once-'));
+    try {
+      const path = join(dir, 'sub', 'file');
+      assert.equal(createOnce(path, 'first\n'), true);
+      assert.equal(createOnce(path, 'second\n'), false);
+      assert.equal(readFileSync(path, 'utf8'), 'first\n');
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      assert.throws(() => createOnce(join(path, 'under-a-file'), 'x'), /ENOTDIR|EEXIST/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('gateway settings by area', () => {
+  test('listen: the defaults; each bound names its variable', () => {
+    assert.deepEqual(listenFromEnv({}), {
+      host: DEFAULTS.host,
+      port: DEFAULTS.port,
+      bodyLimitBytes: DEFAULTS.bodyLimitBytes,
+      requestTimeoutMs: DEFAULTS.requestTimeoutMs,
+      maxConnections: DEFAULTS.maxConnections,
+    });
+    assert.equal(listenFromEnv({ MCP_HOST: ' 0.0.0.0 ' }).host, '0.0.0.0');
+    refused(
+      () => listenFromEnv({ MCP_PORT: '65536' }),
+      /^MCP_PORT must be an integer from 0 to 65535, got "65536"$/,
+    );
+    refused(
+      () => listenFromEnv({ MCP_MAX_BODY_BYTES: '100' }),
+      /^MCP_MAX_BODY_BYTES must be an integer from 1024/,
+    );
+    refused(
+      () => listenFromEnv({ MCP_MAX_CONNECTIONS: '0' }),
+      /^MCP_MAX_CONNECTIONS must be an integer from 1/,
+    );
+  });
+
+  test('limits: the defaults, the keep-alive fixed; each bound names its variable', () => {
+    const limits = limitsFromEnv({});
+    assert.equal(limits.taskTtlMs, DEFAULTS.taskTtlMs);
+    assert.equal(limits.inputStateTtlSeconds, DEFAULTS.inputStateTtlSeconds);
+    assert.deepEqual(limits.listen, {
+      maxTasksPerStream: DEFAULTS.listenMaxTasks,
+      maxStreams: DEFAULTS.listenMaxStreams,
+      maxStreamsPerPrincipal: DEFAULTS.listenMaxStreamsPerPrincipal,
+      keepAliveMs: DEFAULTS.listenKeepAliveMs,
+    });
+    assert.equal(limitsFromEnv({ MCP_MAX_RUNNING_TASKS: '0' }).maxRunningTasks, 0);
+    refused(
+      () => limitsFromEnv({ MCP_TEMPORAL_TIMEOUT_MS: '100' }),
+      /^MCP_TEMPORAL_TIMEOUT_MS must be an integer from 500 to 120000/,
+    );
+    refused(
+      () => limitsFromEnv({ MCP_INPUT_STATE_TTL_SECONDS: '5' }),
+      /^MCP_INPUT_STATE_TTL_SECONDS must be an integer from 10/,
+    );
+  });
+
+  test('polling: the pacing follows the steady interval; its bounds are the interval and the ceiling', () => {
+    const byDefault = pollingFromEnv({});
+    assert.deepEqual(byDefault.pollPacing, {
+      intervalMs: DEFAULTS.pollIntervalMs,
+      fastIntervalMs: DEFAULTS.pollFastIntervalMs,
+      inputIntervalMs: DEFAULTS.pollInputIntervalMs,
+      maxIntervalMs: DEFAULTS.pollMaxIntervalMs,
+      minIntervalMs: 0,
+      jitter: DEFAULTS.pollJitterPercent / 100,
+    });
+    const slow = pollingFromEnv({ MCP_POLL_INTERVAL_MS: '120000', MCP_POLL_MIN_INTERVAL_MS: '1000' });
+    assert.equal(slow.pollIntervalMs, 120_000);
+    assert.equal(slow.pollMinIntervalMs, 1000);
+    assert.deepEqual(
+      [slow.pollPacing.fastIntervalMs, slow.pollPacing.inputIntervalMs, slow.pollPacing.maxIntervalMs],
+      [500, 120_000, 120_000],
+    );
+    refused(
+      () => pollingFromEnv({ MCP_POLL_INTERVAL_MS: '1000', MCP_POLL_FAST_INTERVAL_MS: '2000' }),
+      /^MCP_POLL_FAST_INTERVAL_MS must be an integer from 100 to 1000, got "2000"$/,
+    );
+    refused(
+      () => pollingFromEnv({ MCP_POLL_MAX_INTERVAL_MS: '5000', MCP_POLL_INPUT_INTERVAL_MS: '6000' }),
+      /^MCP_POLL_INPUT_INTERVAL_MS must be an integer from 2000 to 5000/,
+    );
+    refused(
+      () => pollingFromEnv({ MCP_POLL_JITTER_PERCENT: '51' }),
+      /^MCP_POLL_JITTER_PERCENT must be an integer from 0 to 50/,
+    );
+  });
+
+  test('budgets: the wait budget and per-client budgets, lower-cased; bad entries named', () => {
+    assert.deepEqual(budgetsFromEnv({}), {
+      waitBudgetMs: DEFAULTS.waitBudgetMs,
+      clientWaitBudgets: new Map(),
+    });
+    assert.deepEqual(
+      [...budgetsFromEnv({ MCP_CLIENT_WAIT_BUDGETS: 'Desk=0' }).clientWaitBudgets],
+      [['desk', 0]],
+    );
+    refused(
+      () => budgetsFromEnv({ MCP_WAIT_BUDGET_MS: '600001' }),
+      /^MCP_WAIT_BUDGET_MS must be an integer from 0 to 600000/,
+    );
+    refused(
+      () => budgetsFromEnv({ MCP_CLIENT_WAIT_BUDGETS: 'desk=fast' }),
+      /^MCP_CLIENT_WAIT_BUDGETS: "desk=fast" is not client-name=milliseconds \(0 to 600000\)/,
+    );
+  });
+
+  test('auth: scopes need OAuth and a listed principal; the first-start token only beyond loopback', () => {
+    const tokens = { MCP_AUTH_TOKENS: `ops:${'o'.repeat(20)}` };
+    const auth = (host: string, oauth: boolean, env: NodeJS.ProcessEnv) =>
+      parseSettings(authSchema(host, oauth), env);
+    assert.deepEqual(
+      [...auth('0.0.0.0', true, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ops=a:b c' }).staticScopes],
+      [['ops', ['a:b', 'c']]],
+    );
+    refused(
+      () => auth('127.0.0.1', false, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ops=a' }),
+      /^MCP_AUTH_TOKEN_SCOPES is set but OAuth is not/,
+    );
+    refused(
+      () => auth('127.0.0.1', true, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ci=a' }),
+      /^MCP_AUTH_TOKEN_SCOPES: "ci=a" is not principal=scopes with a principal of MCP_AUTH_TOKENS$/,
+    );
+    refused(
+      () => auth('127.0.0.1', true, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ops=a"b' }),
+      /^MCP_AUTH_TOKEN_SCOPES \(ops\): "a"b" is not a valid OAuth scope$/,
+    );
+    const file = join(tmpdir(), 'never-written', 'auth-tokens');
+    assert.equal(
+      auth('127.0.0.1', false, { MCP_FIRST_START_TOKEN_FILE: file }).firstStartTokenFile,
+      undefined,
+    );
+    assert.equal(auth('0.0.0.0', true, { MCP_FIRST_START_TOKEN_FILE: file }).firstStartTokenFile, undefined);
+  });
+
+  test('codec: the server needs keys; origins and principals are checked', () => {
+    assert.deepEqual(codecSettingsFromEnv({}, 'default'), {});
+    const keys = { MCP_CODEC_KEYS: `k1=${KEY}` };
+    assert.ok(codecSettingsFromEnv(keys, 'default').codec);
+    assert.equal(codecSettingsFromEnv(keys, 'default').codecServer, undefined);
+    assert.deepEqual(
+      codecSettingsFromEnv(
+        { ...keys, MCP_CODEC_SERVER: '1', MCP_CODEC_CORS_ORIGINS: 'http://localhost:8233/' },
+        'ns',
+      ).codecServer,
+      { namespace: 'ns', corsOrigins: ['http://localhost:8233'] },
+    );
+    refused(
+      () => codecSettingsFromEnv({ MCP_CODEC_SERVER: 'true' }, 'ns'),
+      /^MCP_CODEC_SERVER=true needs the codec keys/,
+    );
+    refused(
+      () => codecSettingsFromEnv({ ...keys, MCP_CODEC_SERVER: 'on' }, 'ns'),
+      /^MCP_CODEC_SERVER must be "true" or "false"/,
+    );
+    refused(
+      () =>
+        codecSettingsFromEnv(
+          { ...keys, MCP_CODEC_SERVER: 'true', MCP_CODEC_CORS_ORIGINS: 'http://ui/x' },
+          'ns',
+        ),
+      /^MCP_CODEC_CORS_ORIGINS: "http:\/\/ui\/x" is not an origin/,
+    );
+    refused(
+      () => codecSettingsFromEnv({ ...keys, MCP_CODEC_SERVER: 'true', MCP_CODEC_PRINCIPALS: 'a/b' }, 'ns'),
+      /^MCP_CODEC_PRINCIPALS: "a\/b" is not a valid principal$/,
+    );
+  });
+
+  test('artifacts, tracing, the catalog file: defaults and named errors', async () => {
+    assert.equal(artifactsFromEnv({}).readMaxBytes, DEFAULTS.artifactReadMaxBytes);
+    assert.equal(artifactsFromEnv({}).store.kind, 'local');
+    refused(
+      () => artifactsFromEnv({ MCP_ARTIFACT_READ_MAX_BYTES: '1' }),
+      /^MCP_ARTIFACT_READ_MAX_BYTES must be an integer from 1024/,
+    );
+    refused(() => artifactsFromEnv({ MCP_ARTIFACT_STORE: 'ftp' }), /^MCP_ARTIFACT_STORE must be/);
+    assert.equal(traceFromEnv({}).tracePrincipal, false);
+    assert.equal(traceFromEnv({ MCP_TRACE_PRINCIPAL: 'true' }).tracePrincipal, true);
+    refused(
+      () => traceFromEnv({ MCP_TRACE_PRINCIPAL: 'maybe' }),
+      /^MCP_TRACE_PRINCIPAL must be "true" or "false", got "maybe"$/,
+    );
+    assert.equal(toolsFileFromEnv({ MCP_TOOLS_FILE: '  ' }), undefined);
+    assert.equal(toolsFileFromEnv({ MCP_TOOLS_FILE: ' tools.json ' }), 'tools.json');
+    const builtIn = await loadTools(undefined, { taskQueue: 'q', waitBudgetMs: 1000 }, {});
+    assert.deepEqual(
+      builtIn.map((tool) => [tool.name, tool.taskQueue]),
+      [['start_mining', 'q']],
+    );
+  });
+});
+
+describe('loadSettings', () => {
+  test('every field, from an empty environment', async () => {
+    const settings = await loadSettings({});
+    assert.deepEqual(Object.keys(settings).sort(), [
+      'artifacts',
+      'authTokens',
+      'bodyLimitBytes',
+      'clientWaitBudgets',
+      'host',
+      'inputStateTtlSeconds',
+      'listen',
+      'maxConnections',
+      'maxRunningTasks',
+      'pollIntervalMs',
+      'pollMinIntervalMs',
+      'pollPacing',
+      'port',
+      'queryTimeoutMs',
+      'readyTimeoutMs',
+      'requestTimeoutMs',
+      'staticScopes',
+      'taskTtlMs',
+      'temporal',
+      'temporalTimeoutMs',
+      'tools',
+      'tracePrincipal',
+      'waitBudgetMs',
+    ]);
+    assert.equal(settings.tools[0]?.waitBudgetMs, DEFAULTS.waitBudgetMs);
+  });
+
+  test('the optional fields appear when set', async () => {
+    const settings = await loadSettings({
+      MCP_HOST: '0.0.0.0',
+      MCP_OAUTH_ISSUER: ISSUER,
+      MCP_OAUTH_AUDIENCE: AUDIENCE,
+      MCP_CODEC_KEYS: `k1=${KEY}`,
+    });
+    assert.equal(settings.oauth?.audience, AUDIENCE);
+    assert.ok(settings.codec);
+    assert.equal(settings.toolsFile, undefined);
+    assert.equal(settings.firstStartTokenFile, undefined);
+  });
+
+  test('a bad value is one line naming the variable, not a schema dump', async () => {
+    await assert.rejects(loadSettings({ MCP_READY_TIMEOUT_MS: 'soon' }), (err: Error) => {
+      assert.equal(err.message, 'MCP_READY_TIMEOUT_MS must be an integer from 100 to 60000, got "soon"');
+      return true;
+    });
+    await assert.rejects(
+      loadSettings({ MCP_HOST: '0.0.0.0' }),
+      /^Error: refusing to listen on 0\.0\.0\.0 without authentication/,
+    );
+  });
+});
