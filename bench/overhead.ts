@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { ANONYMOUS } from '../gateway/mcp/server.ts';
-import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal/backend.ts';
-import { type RunMemo, runDetails } from '../gateway/temporal/runs.ts';
+import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal/run-memo.ts';
+import { type RunMemo, runDetails } from '../gateway/temporal/run-memo.ts';
 import { PROTOCOL_VERSION, rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
 import { MINING_ID_PREFIX, miningTool } from '../workflows/mining/tool.ts';
 import {

@@ -96,7 +96,7 @@ function modernRequest(method: string, params: Record<string, unknown>, capabili
 async function post(request: { headers: Record<string, string>; body: string }) {
   const response = await fetch(url, { method: 'POST', ...request });
   const text = await response.text();
-  const data = text.startsWith('{') ? text : (text.split('\n').findLast((l) => l.startsWith('data:')) ?? '');
+  const data = text.startsWith('{') ? text : (text.split('\n').filter((l) => l.startsWith('data:')).at(-1) ?? '');
   const message = JSON.parse(data.replace(/^data:/, '')) as { result?: Record<string, unknown>; error?: unknown };
   if (!message.result) throw new Error(`${response.status} ${text.slice(0, 300)}`);
   return message.result;

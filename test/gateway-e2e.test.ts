@@ -14,8 +14,8 @@ import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.
 import protos from '@temporalio/proto';
 import type { PollPacing } from '../gateway/mcp/poll-pacing.ts';
 import { ANONYMOUS } from '../gateway/mcp/server.ts';
-import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal/backend.ts';
-import { isOwnedBy } from '../gateway/temporal/runs.ts';
+import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal/run-memo.ts';
+import { isOwnedBy } from '../gateway/temporal/task-ids.ts';
 import type { ChainResult } from '../workflows/mining/types.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
 import { TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';

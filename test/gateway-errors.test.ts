@@ -22,7 +22,8 @@ import {
   toProtocolError,
 } from '../gateway/mcp/errors.ts';
 import { isTemporalUnavailable, TemporalDeadlineError } from '../gateway/temporal/errors.ts';
-import { queryFailureNote, stateFromResultError } from '../gateway/temporal/runs.ts';
+import { queryFailureNote } from '../gateway/temporal/view.ts';
+import { stateFromResultError } from '../gateway/temporal/wait.ts';
 
 const workflowFailed = (cause: Error) =>
   new WorkflowFailedError('Workflow execution failed', cause, RetryState.NON_RETRYABLE_FAILURE);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { latestHeartbeat } from '../gateway/temporal/runs.ts';
+import { latestHeartbeat } from '../gateway/temporal/view.ts';
 import { DevServer } from '../launcher/dev-server.ts';
 import { freePort } from '../launcher/free-port.ts';
 import type { ChainResult } from '../workflows/mining/types.ts';

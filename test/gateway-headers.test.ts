@@ -15,9 +15,9 @@ import {
   encodeHeaderValue,
   judgeRequestHeaders,
   paramHeaderRefusal,
-  paramHeaders,
 } from '../gateway/http/request-headers.ts';
 import { HEADER_MISMATCH } from '../gateway/mcp/errors.ts';
+import { headerDeclarations, type ParamHeader } from '../gateway/mcp/schemas.ts';
 import { connectV1, connectV2, structured } from './support/mcp-clients.ts';
 import { framedHeaders, framedRequest, PROTOCOL_VERSION, rpc, TASKS_CLIENT } from './support/mcp-http.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
@@ -40,6 +40,9 @@ const TAGGED_SCHEMA = {
 
 // ---- the rules, as pure functions ------------------------------------------------------------------
 
+/** The declarations the catalog keeps for the tool (it refuses a schema with a bad one). */
+const DECLARED = headerDeclarations(TAGGED_SCHEMA) as ParamHeader[];
+
 /** A 2026-07-28 request body, as the SDK's classifier needs it. */
 function modern(method: string, params: Record<string, unknown> = {}) {
   return framedRequest(method, params, TASKS_CLIENT, 7);
@@ -56,7 +59,7 @@ function judge(headers: Record<string, string>, body: unknown) {
     httpMethod: 'POST',
     headers,
     body,
-    inputSchemaOf: (name) => (name === TOOL ? TAGGED_SCHEMA : undefined),
+    paramHeadersOf: (name) => (name === TOOL ? DECLARED : undefined),
   });
 }
 
@@ -122,7 +125,7 @@ describe('x-mcp-header declarations of an inputSchema', () => {
       },
     };
     assert.deepEqual(
-      paramHeaders(schema).map(({ path, name }) => ({ path, name })),
+      headerDeclarations(schema).map(({ path, name }) => ({ path, name })),
       [
         { path: ['region'], name: 'Region' },
         { path: ['target', 'zone'], name: 'Zone' },
@@ -130,7 +133,7 @@ describe('x-mcp-header declarations of an inputSchema', () => {
     );
   });
 
-  test('none under items, composition keywords or additionalProperties, none at the root, none not a token', () => {
+  test('none under items, composition keywords or additionalProperties (the root and bad names are there for the catalog to refuse)', () => {
     const schema = {
       type: 'object',
       'x-mcp-header': 'Root',
@@ -141,12 +144,18 @@ describe('x-mcp-header declarations of an inputSchema', () => {
       },
       additionalProperties: { type: 'string', 'x-mcp-header': 'Extra' },
     };
-    assert.deepEqual(paramHeaders(schema), []);
+    assert.deepEqual(
+      headerDeclarations(schema).map(({ path, name }) => ({ path, name })),
+      [
+        { path: [], name: 'Root' },
+        { path: ['spaced'], name: 'Not A Token' },
+      ],
+    );
   });
 });
 
 describe('Mcp-Param-* headers against the arguments', () => {
-  const declarations = paramHeaders(TAGGED_SCHEMA);
+  const declarations = DECLARED;
   const check = (args: Record<string, unknown>, headers: Record<string, string>) =>
     paramHeaderRefusal(declarations, args, headers)?.data.mismatch;
 

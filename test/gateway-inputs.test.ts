@@ -4,8 +4,12 @@ import { describe, test } from 'node:test';
 import { declaresTasksExtension } from '../gateway/mcp/answers.ts';
 import { inputResponsesSchema } from '../gateway/mcp/server.ts';
 import { validated, workflowIdArgs } from '../gateway/mcp/tools.ts';
+<<<<<<< Updated upstream
 import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
 import { isOwnedBy, newTaskId, taskIdPrefix } from '../gateway/temporal/runs.ts';
+=======
+import { isOwnedBy, newTaskId, taskIdPrefix } from '../gateway/temporal/task-ids.ts';
+>>>>>>> Stashed changes
 import { LIMITS } from '../workflows/mining/bounds.ts';
 import { DEFAULT_BLOCKS, DEFAULT_DIFFICULTY, mineChainInput, miningTool } from '../workflows/mining/tool.ts';
 

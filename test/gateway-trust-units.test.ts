@@ -9,10 +9,14 @@ import { isLoopback, loopbackHostnames } from '../gateway/http/loopback.ts';
 import { principalForToken } from '../gateway/http/mcp-endpoint.ts';
 import { PollRateLimiter, polledTaskId, polledTaskIds, pollRateLimit } from '../gateway/http/poll-limit.ts';
 import { loadServerSecret, SECRET_FILE_NAME } from '../gateway/server-secret.ts';
+<<<<<<< Updated upstream
 import { authTokensFromEnv, parseAuthTokens } from '../gateway/settings/auth.ts';
 import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
 import { assertSafeBind } from '../gateway/settings/listen.ts';
 import { differingArguments, isOwnedBy, keyedTaskId } from '../gateway/temporal/runs.ts';
+=======
+import { differingArguments, isOwnedBy, keyedTaskId } from '../gateway/temporal/task-ids.ts';
+>>>>>>> Stashed changes
 
 const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-9876543210ab';

@@ -11,8 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { Readiness } from '../gateway/http/readiness.ts';
-import { metrics } from '../gateway/shared/metrics.ts';
-import { MCP_PRINCIPAL } from '../gateway/temporal/backend.ts';
+import { openTaskStreams } from '../gateway/shared/metrics.ts';
+import { MCP_PRINCIPAL } from '../gateway/temporal/run-memo.ts';
 import { SLOT_WORKFLOW_TYPE } from '../gateway/temporal/slots.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { startGatewayProcess } from './support/gateway-process.ts';
@@ -98,14 +98,14 @@ describe('push under load', () => {
         assert.equal(error.data.reason, 'subscription_limit');
       }
       // One Temporal watch per task, however many streams hold it (before: one per stream and task).
-      const open = await metrics.openTaskStreams();
+      const open = await openTaskStreams();
       assert.equal(open.subscriptions, 5);
       assert.equal(open.watches, 3);
     } finally {
       for (const stream of acked) stream.close();
     }
     await eventually(
-      async () => ((await metrics.openTaskStreams()).watches === 0 ? true : undefined),
+      async () => ((await openTaskStreams()).watches === 0 ? true : undefined),
       5_000,
       'every watch to end once its streams are gone',
     );
@@ -125,7 +125,7 @@ describe('push under load', () => {
       for (let message = await stream.next(10_000); message; message = await stream.next(10_000))
         last = message;
       assert.equal((last?.result as { resultType?: string } | undefined)?.resultType, 'complete');
-      assert.equal((await metrics.openTaskStreams()).watches, 0);
+      assert.equal((await openTaskStreams()).watches, 0);
     } finally {
       stream.close();
     }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { genericPresentation } from '../gateway/mcp/answers.ts';
 import { requestOrigin } from '../gateway/mcp/tools.ts';
-import { runDetails } from '../gateway/temporal/runs.ts';
+import { runDetails } from '../gateway/temporal/run-memo.ts';
 import { miningTool } from '../workflows/mining/tool.ts';
 
 const noSession = { getClientVersion: () => undefined, getNegotiatedProtocolVersion: () => undefined };

@@ -10,8 +10,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { TaskStatusNotificationV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { metrics } from '../gateway/shared/metrics.ts';
-import { newTaskId } from '../gateway/temporal/runs.ts';
+import { openTaskStreams } from '../gateway/shared/metrics.ts';
+import { newTaskId } from '../gateway/temporal/task-ids.ts';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
 import { TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
 import { connectV2, structured } from './support/mcp-clients.ts';
@@ -166,7 +166,7 @@ describe('subscriptions/listen with taskIds', () => {
   });
 
   test('a client that goes away: the stream and every Temporal long poll it caused end', async () => {
-    const before = await metrics.openTaskStreams();
+    const before = await openTaskStreams();
     const ids = [
       await startTask({ difficulty: 40, blocks: 1 }),
       await startTask({ difficulty: 40, blocks: 1 }),
@@ -177,7 +177,7 @@ describe('subscriptions/listen with taskIds', () => {
     await stream.next(); // the second's
     const open = await eventually(
       async () => {
-        const now = await metrics.openTaskStreams();
+        const now = await openTaskStreams();
         return now.watches >= before.watches + 2 ? now : undefined;
       },
       5_000,
@@ -187,7 +187,7 @@ describe('subscriptions/listen with taskIds', () => {
     stream.close();
     await eventually(
       async () => {
-        const now = await metrics.openTaskStreams();
+        const now = await openTaskStreams();
         return now.watches === before.watches && now.subscriptions === before.subscriptions ? now : undefined;
       },
       5_000,
@@ -201,7 +201,7 @@ describe('subscriptions/listen with taskIds', () => {
     // A poll interval of a minute: nothing is pushed after the task's first state.
     const quiet = await stack.extraGateway({ pollIntervalMs: 60_000 });
     const taskId = await startTask({ difficulty: 40, blocks: 1 }, quiet);
-    const before = await metrics.openTaskStreams();
+    const before = await openTaskStreams();
     const stream = await listen(quiet.url, { taskIds: [taskId] });
     await stream.next(); // ack
     await stream.next(); // the task's state
@@ -214,7 +214,7 @@ describe('subscriptions/listen with taskIds', () => {
     stream.close();
     await eventually(
       async () => {
-        const now = await metrics.openTaskStreams();
+        const now = await openTaskStreams();
         return now.subscriptions < before.subscriptions + 1 ? now : undefined;
       },
       3_000,

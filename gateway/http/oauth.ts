@@ -25,7 +25,7 @@ import {
   unauthorized,
 } from '../mcp/errors.ts';
 import type { OAuthSettings } from '../settings/oauth.ts';
-import { taskIdPrefix } from '../temporal/runs.ts';
+import { taskIdPrefix } from '../temporal/task-ids.ts';
 import { AuthorizationServerUnavailable, JwtAccessTokenVerifier } from './jwt-verifier.ts';
 
 /** Who a request is from. `scopes` is absent for a static token: it may use every tool. */

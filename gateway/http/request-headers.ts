@@ -12,7 +12,7 @@
 // (subscriptions/listen). 2025-era requests predate these rules and are not judged.
 import type { IncomingHttpHeaders } from 'node:http';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
-import { HEADER_TOKEN, type JsonSchema } from '../mcp/catalog.ts';
+import type { ParamHeader } from '../mcp/schemas.ts';
 import { MODERN_PROTOCOL_VERSION } from '../shared/protocol.ts';
 
 /**
@@ -33,8 +33,8 @@ export interface RequestHeadersInput {
   /** Node's headers: names lower-cased, OWS around values already stripped by its parser. */
   headers: IncomingHttpHeaders;
   body: unknown;
-  /** A served tool's inputSchema by name; absent or undefined: no custom headers to check. */
-  inputSchemaOf?: (tool: string) => JsonSchema | undefined;
+  /** A served tool's Mcp-Param-* declarations by name; absent or undefined: none to check. */
+  paramHeadersOf?: (tool: string) => readonly ParamHeader[] | undefined;
 }
 
 /** The body field Mcp-Name mirrors, for the methods the core spec requires it on. */
@@ -105,39 +105,6 @@ export function encodeHeaderValue(value: string): string {
   return `${SENTINEL_PREFIX}${Buffer.from(value, 'utf8').toString('base64')}${SENTINEL_SUFFIX}`;
 }
 
-/** One argument an inputSchema mirrors into a header. */
-export interface ParamHeader {
-  /** The argument's place: the chain of `properties` keys from the schema root. */
-  path: string[];
-  /** `<Name>` of `Mcp-Param-<Name>`, as declared. */
-  name: string;
-  type: unknown;
-}
-
-const declarationsBySchema = new WeakMap<JsonSchema, ParamHeader[]>();
-
-/**
- * The `x-mcp-header` declarations of an inputSchema: on properties reached through `properties`
- * keys only (the spec's "statically reachable"), with a token for a name. Anything else is the
- * catalog's to refuse; it is not a header to expect here.
- */
-export function paramHeaders(schema: JsonSchema): ParamHeader[] {
-  const known = declarationsBySchema.get(schema);
-  if (known) return known;
-  const found: ParamHeader[] = [];
-  const visit = (node: unknown, path: string[]) => {
-    if (!node || typeof node !== 'object' || Array.isArray(node)) return;
-    const { properties, 'x-mcp-header': name, type } = node as Record<string, unknown>;
-    if (path.length > 0 && typeof name === 'string' && HEADER_TOKEN.test(name))
-      found.push({ path, name, type });
-    if (!properties || typeof properties !== 'object') return;
-    for (const [key, child] of Object.entries(properties)) visit(child, [...path, key]);
-  };
-  visit(schema, []);
-  declarationsBySchema.set(schema, found);
-  return found;
-}
-
 function valueAt(root: unknown, path: string[]): unknown {
   let node = root;
   for (const key of path) {
@@ -171,7 +138,7 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 
 /** The Mcp-Param-* headers of one tools/call against the tool's declarations; undefined: all good. */
 export function paramHeaderRefusal(
-  declarations: ParamHeader[],
+  declarations: readonly ParamHeader[],
   args: unknown,
   headers: IncomingHttpHeaders,
 ): HeaderRefusal | undefined {
@@ -246,8 +213,7 @@ export function judgeRequestHeaders(input: RequestHeadersInput): HeaderVerdict {
     );
   }
   if (method === 'tools/call' && typeof named === 'string') {
-    const schema = input.inputSchemaOf?.(named);
-    const declarations = schema ? paramHeaders(schema) : [];
+    const declarations = input.paramHeadersOf?.(named) ?? [];
     const problem = paramHeaderRefusal(declarations, params.arguments, headers);
     if (problem) return { ok: false, refusal: problem };
   }

@@ -12,60 +12,19 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import type * as z from 'zod/v4';
-import { toJSONSchema } from 'zod/v4';
-import { taskIdPrefix } from '../temporal/runs.ts';
-import { type Companions, genericPresentation, type Presentation } from './answers.ts';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { taskIdPrefix } from '../temporal/task-ids.ts';
+import { genericPresentation, type Presentation } from './presentation.ts';
+import {
+  compileSchema,
+  describeSchemaError,
+  HEADER_TOKEN,
+  headerDeclarations,
+  type JsonSchema,
+  type ParamHeader,
+} from './schemas.ts';
+import type { Companions } from './start-poll.ts';
 
-export type JsonSchema = Record<string, unknown>;
-
-// Unknown keywords are errors (a typo in a schema fails the start); type-shape strictness is off so
-// ordinary hand-written schemas compile.
-const ajv = new Ajv2020({
-  allErrors: false,
-  useDefaults: true,
-  strictSchema: true,
-  strictTypes: false,
-  strictTuples: false,
-  strictRequired: false,
-  allowUnionTypes: true,
-  logger: false,
-});
-addFormats.default(ajv);
-// SEP-2243: a property mirrored into an `Mcp-Param-<Name>` request header (the HTTP layer checks it).
-ajv.addKeyword({ keyword: 'x-mcp-header', schemaType: 'string' });
-// Ajv's strict mode calls a 2020-12 `$anchor` unknown inside a subschema reached through `$ref`
-// (anchors still resolve: Ajv reads them when it indexes the schema).
-ajv.addKeyword('$anchor');
-
-/** Compiles a schema; throws with Ajv's reason when it is not a valid schema. */
-export function compileSchema(schema: JsonSchema): ValidateFunction {
-  return ajv.compile(schema);
-}
-
-/** A zod schema as the JSON Schema MCP lists (without the `$schema` dialect line). */
-export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'output'): JsonSchema {
-  const { $schema: _dialect, ...rest } = toJSONSchema(schema, { io }) as JsonSchema;
-  return rest;
-}
-
-/** "difficulty: must be <= 40" — the field first, then what is wrong with it. */
-export function describeSchemaError(error: ErrorObject): string {
-  const path = error.instancePath
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const params = error.params as { missingProperty?: string; additionalProperty?: string };
-  if (error.keyword === 'required' && params.missingProperty) {
-    return `${[...path, params.missingProperty].join('.')}: is required`;
-  }
-  if (error.keyword === 'additionalProperties' && params.additionalProperty) {
-    return `${[...path, params.additionalProperty].join('.')}: is not an allowed field`;
-  }
-  return path.length > 0 ? `${path.join('.')}: ${error.message}` : `${error.message}`;
-}
 
 export interface CatalogTool {
   name: string;
@@ -106,6 +65,8 @@ export interface CatalogTool {
   secretArguments?: string[];
   /** The inputSchema, compiled. */
   validateArguments: ValidateFunction;
+  /** The arguments its requests mirror into Mcp-Param-* headers (`x-mcp-header`). */
+  paramHeaders: ParamHeader[];
 }
 
 export type TaskSupport = 'optional' | 'required' | 'forbidden';
@@ -233,7 +194,7 @@ export function catalogTool(
       fail('outputSchema', (err as Error).message);
     }
   }
-  checkMirroredHeaders(inputSchema, fail);
+  const paramHeaders = mirroredHeaders(inputSchema, fail);
   const key = raw.idempotencyKeyArgument;
   const properties = (inputSchema.properties ?? {}) as Record<
     string,
@@ -254,6 +215,7 @@ export function catalogTool(
     workflow: raw.workflow as string,
     taskQueue: raw.taskQueue ?? defaults.taskQueue,
     inputSchema,
+    paramHeaders,
     ...(raw.outputSchema ? { outputSchema: raw.outputSchema } : {}),
     ...(raw.annotations ? { annotations: raw.annotations } : {}),
     waitBudgetMs: raw.waitBudgetMs ?? defaults.waitBudgetMs,
@@ -276,34 +238,28 @@ export function catalogTool(
   };
 }
 
-/** RFC 9110 token: what a header name (and so an `x-mcp-header` value) may be made of. */
-export const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
 
 /**
  * `x-mcp-header` declarations (SEP-2243): each on a property reached through `properties`, of a
- * primitive type, named by an HTTP token, no two alike (header names ignore case).
+ * primitive type, named by an HTTP token, no two alike (header names ignore case). Returns them, for
+ * the HTTP layer to check requests against.
  */
-function checkMirroredHeaders(schema: JsonSchema, fail: (field: string, reason: string) => never): void {
+function mirroredHeaders(schema: JsonSchema, fail: (field: string, reason: string) => never): ParamHeader[] {
   const seen = new Map<string, string>();
-  const visit = (node: unknown, path: string[]) => {
-    if (!node || typeof node !== 'object' || Array.isArray(node)) return;
-    const { properties, 'x-mcp-header': name, type } = node as Record<string, unknown>;
+  const declared = headerDeclarations(schema);
+  for (const { path, name, type } of declared) {
     const where = `inputSchema.properties.${path.join('.properties.')}`;
-    if (name !== undefined) {
-      if (path.length === 0) fail('inputSchema', 'x-mcp-header belongs on a property, not the schema');
-      if (typeof name !== 'string' || !HEADER_TOKEN.test(name))
-        fail(where, 'x-mcp-header must be an HTTP header token (letters, digits, - and the like)');
-      if (typeof type !== 'string' || !HEADER_TYPES.has(type))
-        fail(where, 'x-mcp-header needs a property of type string, number, integer or boolean');
-      const other = seen.get(String(name).toLowerCase());
-      if (other) fail(where, `x-mcp-header "${name}" is also declared by ${other}`);
-      seen.set(String(name).toLowerCase(), where);
-    }
-    if (!properties || typeof properties !== 'object') return;
-    for (const [key, child] of Object.entries(properties)) visit(child, [...path, key]);
-  };
-  visit(schema, []);
+    if (path.length === 0) fail('inputSchema', 'x-mcp-header belongs on a property, not the schema');
+    if (typeof name !== 'string' || !HEADER_TOKEN.test(name))
+      fail(where, 'x-mcp-header must be an HTTP header token (letters, digits, - and the like)');
+    if (typeof type !== 'string' || !HEADER_TYPES.has(type))
+      fail(where, 'x-mcp-header needs a property of type string, number, integer or boolean');
+    const other = seen.get(String(name).toLowerCase());
+    if (other) fail(where, `x-mcp-header "${name}" is also declared by ${other}`);
+    seen.set(String(name).toLowerCase(), where);
+  }
+  return declared as ParamHeader[];
 }
 
 /** Every MCP tool name the catalog serves (tools and companions) must be unique. */

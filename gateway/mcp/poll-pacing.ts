@@ -3,8 +3,8 @@
 // long while the run waits for a person; a workflow's own suggestion (ToolProgress.pollAfterMs)
 // instead of all that. Always within [min, max], with jitter so that clients started together drift
 // apart. Pure: the clock and the random number come in as arguments.
-import type { ExecutionView } from '../temporal/runs.ts';
-import { hasInputRequests } from './answers.ts';
+import type { ExecutionView } from '../temporal/run-state.ts';
+import { hasInputRequests, type PacedView } from './start-poll.ts';
 
 export interface PollPacing {
   /** The steady interval of a working run (MCP_POLL_INTERVAL_MS). */
@@ -84,4 +84,13 @@ export function runPace(view: Pick<ExecutionView, 'state'> & { createdAt?: Date 
     ...(total !== undefined ? { total } : {}),
     ...(suggested !== undefined && suggested >= 0 ? { suggestedMs: suggested } : {}),
   };
+}
+
+/** The advice for a run as it is now, with this gateway's pacing, clock and randomness. */
+export function pacedIntervals(
+  pacing: PollPacing,
+  clock: () => number = Date.now,
+  random: () => number = Math.random,
+): (view: PacedView) => number {
+  return (view) => pollIntervalMs(pacing, runPace(view, clock()), random());
 }

@@ -1,6 +1,6 @@
-// The gateway's Prometheus metrics (prom-client): one registry, named functions to record what
-// happened. Call sites stay one line: `metrics.toolCall('start_mining', 'task')`,
-// `metrics.pollRateLimited()`. Served as text by GET /metrics (metrics-route.ts).
+// The gateway's Prometheus metrics (prom-client): one registry and its instruments, recorded where
+// things happen with prom-client's own calls (`toolCalls.inc({ tool, outcome })`,
+// `waitSeconds.startTimer()`). Served as text by GET /metrics (gateway/app.ts).
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export const registry = new Registry();
@@ -37,21 +37,21 @@ export type TemporalOperation =
   | 'terminate'
   | 'ping';
 
-const toolCalls = new Counter({
+export const toolCalls = new Counter({
   name: 'mcp_gateway_tool_calls_total',
   help: 'MCP tools/call requests by tool and outcome (inline, task, start_poll, error)',
   labelNames: ['tool', 'outcome'] as const,
   registers: [registry],
 });
 
-const taskRequests = new Counter({
+export const taskRequests = new Counter({
   name: 'mcp_gateway_task_requests_total',
   help: 'Tasks extension requests (tasks/get, tasks/update, tasks/cancel) by method and outcome',
   labelNames: ['method', 'outcome'] as const,
   registers: [registry],
 });
 
-const waitSeconds = new Histogram({
+export const waitSeconds = new Histogram({
   name: 'mcp_gateway_wait_duration_seconds',
   help: 'Time a tools/call waited for its run within the wait budget, by how the wait ended',
   labelNames: ['outcome'] as const,
@@ -59,7 +59,7 @@ const waitSeconds = new Histogram({
   registers: [registry],
 });
 
-const temporalSeconds = new Histogram({
+export const temporalSeconds = new Histogram({
   name: 'mcp_gateway_temporal_request_duration_seconds',
   help: 'Latency of the Temporal calls the gateway makes, by operation and outcome (ok, error, aborted)',
   labelNames: ['operation', 'outcome'] as const,
@@ -67,91 +67,32 @@ const temporalSeconds = new Histogram({
   registers: [registry],
 });
 
-const pollsRateLimited = new Counter({
+export const pollsRateLimited = new Counter({
   name: 'mcp_gateway_polls_rate_limited_total',
   help: 'Polls (tasks/get, get_mining_result) refused because the caller polled too often',
   registers: [registry],
 });
 
-const taskWatches = new Gauge({
+export const taskWatches = new Gauge({
   name: 'mcp_gateway_task_watches',
   help: 'Open long polls on Temporal for pushed task status (one per subscribed running task)',
   registers: [registry],
 });
 
-const taskSubscriptions = new Gauge({
+export const taskSubscriptions = new Gauge({
   name: 'mcp_gateway_task_subscriptions',
   help: 'Open subscriptions/listen streams carrying task notifications',
   registers: [registry],
 });
 
-const started = () => process.hrtime.bigint();
-const secondsSince = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
-
-export const metrics = {
-  toolCall(tool: string, outcome: ToolCallOutcome): void {
-    toolCalls.inc({ tool, outcome });
-  },
-
-  taskRequest(method: string, outcome: TaskRequestOutcome): void {
-    taskRequests.inc({ method, outcome });
-  },
-
-  waitObserved(seconds: number, outcome: WaitOutcome): void {
-    waitSeconds.observe({ outcome }, seconds);
-  },
-
-  /** Counts an open Temporal long poll for a pushed task; the returned function closes it. */
-  watchOpened(): () => void {
-    return countOpen(taskWatches);
-  },
-
-  /** Counts an open task subscription stream; the returned function closes it. */
-  subscriptionOpened(): () => void {
-    return countOpen(taskSubscriptions);
-  },
-
-  /** Open task watches and subscription streams right now. */
-  async openTaskStreams(): Promise<{ watches: number; subscriptions: number }> {
-    const value = async (gauge: Gauge) => (await gauge.get()).values[0]?.value ?? 0;
-    return { watches: await value(taskWatches), subscriptions: await value(taskSubscriptions) };
-  },
-
-  /** Counts one poll refused by the rate limiter. */
-  pollRateLimited(): void {
-    pollsRateLimited.inc();
-  },
-
-  /**
-   * Runs one Temporal call and records its latency under `operation`, with outcome `ok`, `error`,
-   * or `aborted` when `abort` (the gateway's own signal, e.g. the wait budget) ended it.
-   */
-  async timeTemporal<T>(
-    operation: TemporalOperation,
-    call: () => Promise<T>,
-    abort?: AbortSignal,
-  ): Promise<T> {
-    const start = started();
-    try {
-      const value = await call();
-      temporalSeconds.observe({ operation, outcome: 'ok' }, secondsSince(start));
-      return value;
-    } catch (err) {
-      const outcome = abort?.aborted ? 'aborted' : 'error';
-      temporalSeconds.observe({ operation, outcome }, secondsSince(start));
-      throw err;
-    }
-  },
-
-  /** Starts a stopwatch; the returned function gives the seconds since. */
-  stopwatch(): () => number {
-    const start = started();
-    return () => secondsSince(start);
-  },
-};
+/** Open task watches and subscription streams right now. */
+export async function openTaskStreams(): Promise<{ watches: number; subscriptions: number }> {
+  const value = async (gauge: Gauge) => (await gauge.get()).values[0]?.value ?? 0;
+  return { watches: await value(taskWatches), subscriptions: await value(taskSubscriptions) };
+}
 
 /** Increments the gauge; the returned function decrements it once. */
-function countOpen(gauge: Gauge): () => void {
+export function countOpen(gauge: Gauge): () => void {
   gauge.inc();
   let open = true;
   return () => {

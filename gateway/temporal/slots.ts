@@ -49,6 +49,8 @@ export class RunningTaskSlots {
   private readonly fullUntil = new Map<string, number>();
   /** principal → the take in progress on this replica (the next one waits for it). */
   private readonly queues = new Map<string, Promise<Slot>>();
+  /** Slots of runs this gateway started and is waiting on: freed the moment the wait sees the end. */
+  private readonly held = new Map<string, Slot>();
 
   constructor(
     private readonly client: Client,
@@ -56,16 +58,16 @@ export class RunningTaskSlots {
   ) {}
 
   /**
-   * Takes a slot of `principal` for the run `runId` is about to start, or throws
+   * Takes a slot of `principal` for the run `workflowId` names, about to start, or throws
    * RunningTaskLimitError. One take per principal at a time on this replica (a burst queues here
    * instead of racing for the same slots on Temporal; once the principal is found full, the rest of
    * the burst is refused without a call). Replicas race on Temporal, which lets one win each slot.
    */
-  take(principal: string, runId: string): Promise<Slot> {
+  take(principal: string, workflowId: string): Promise<Slot> {
     const previous = this.queues.get(principal) ?? Promise.resolve();
     const next = previous.then(
-      () => this.takeNow(principal, runId),
-      () => this.takeNow(principal, runId),
+      () => this.takeNow(principal, workflowId),
+      () => this.takeNow(principal, workflowId),
     );
     this.queues.set(principal, next);
     const settle = () => {
@@ -75,24 +77,41 @@ export class RunningTaskSlots {
     return next;
   }
 
-  private async takeNow(principal: string, runId: string): Promise<Slot> {
+  private async takeNow(principal: string, workflowId: string): Promise<Slot> {
     const { limit } = this.options;
     const now = (this.options.now ?? Date.now)();
     if ((this.fullUntil.get(principal) ?? 0) > now) throw new RunningTaskLimitError(principal, limit, limit);
     const first = randomInt(limit);
     for (let i = 0; i < Math.min(QUICK_TRIES, limit); i++) {
-      const taken = await this.tryTake(principal, (first + i) % limit, runId);
+      const taken = await this.tryTake(principal, (first + i) % limit, workflowId);
       if (taken) return taken;
     }
     // Looks full: free the slots of runs that have ended, then take one of them.
     const free = await this.freeEnded(principal);
     for (const index of free) {
-      const taken = await this.tryTake(principal, index, runId);
+      const taken = await this.tryTake(principal, index, workflowId);
       if (taken) return taken;
     }
     if (this.fullUntil.size > 10_000) this.fullUntil.clear();
     this.fullUntil.set(principal, now + FULL_FOR_MS);
     throw new RunningTaskLimitError(principal, limit, limit);
+  }
+
+  /** Keeps the slot of a run this gateway started, to free it when a wait sees the run end. */
+  hold(workflowId: string, slot: Slot): void {
+    this.held.set(workflowId, slot);
+  }
+
+  /** A wait on the run ended: its slot is freed when the run `closed`, and forgotten either way. */
+  waitEnded(workflowId: string, closed: boolean): void {
+    const slot = this.held.get(workflowId);
+    if (slot && closed) this.releaseLater(slot);
+    this.held.delete(workflowId);
+  }
+
+  /** Frees a slot in the background: the answer never waits for it (a full look frees it otherwise). */
+  releaseLater(slot: Slot): void {
+    this.release(slot).catch(() => {});
   }
 
   /** Ends a slot's holder (a no-op once ended). */
@@ -117,7 +136,7 @@ export class RunningTaskSlots {
   }
 
   /** Starts the holder of slot `index`; undefined when the slot is held. */
-  private async tryTake(principal: string, index: number, runId: string): Promise<Slot | undefined> {
+  private async tryTake(principal: string, index: number, taskId: string): Promise<Slot | undefined> {
     const workflowId = this.slotId(principal, index);
     try {
       const handle = await this.options.call(() =>
@@ -125,8 +144,8 @@ export class RunningTaskSlots {
           workflowId,
           taskQueue: SLOT_TASK_QUEUE,
           args: [],
-          memo: { run: runId, principal },
-          staticSummary: `Running-task slot ${index + 1} of ${this.options.limit}: ${runId}`.slice(0, 200),
+          memo: { run: taskId, principal },
+          staticSummary: `Running-task slot ${index + 1} of ${this.options.limit}: ${taskId}`.slice(0, 200),
           workflowIdConflictPolicy: 'FAIL',
           workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         }),
@@ -164,9 +183,9 @@ export class RunningTaskSlots {
   }
 
   /** Whether the run has ended; a run not found has ended only once its holder is `settled`. */
-  private async hasEnded(runId: string, settled: boolean): Promise<boolean> {
+  private async hasEnded(taskId: string, settled: boolean): Promise<boolean> {
     try {
-      const run = await this.options.call(() => this.client.workflow.getHandle(runId).describe());
+      const run = await this.options.call(() => this.client.workflow.getHandle(taskId).describe());
       return run.status.name !== 'RUNNING';
     } catch (err) {
       // Never started (its start failed), or gone past its retention.

@@ -2,7 +2,7 @@
 
 import { GENESIS_HASH } from '../../activities/pow/genesis.ts';
 import { catalogTool } from '../../gateway/mcp/catalog.ts';
-import type { ExecutionState, ExecutionView } from '../../gateway/temporal/runs.ts';
+import type { ExecutionState, ExecutionView } from '../../gateway/temporal/run-state.ts';
 import { miningTool } from '../../workflows/mining/tool.ts';
 import type { ChainResult, InputRequest } from '../../workflows/mining/types.ts';
 

@@ -3,8 +3,13 @@
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../gateway/http/app.ts';
+<<<<<<< Updated upstream
 import { backendOptions, type GatewaySettings, loadSettings } from '../../gateway/settings/index.ts';
 import { createTemporalClient, TemporalBackend } from '../../gateway/temporal/backend.ts';
+=======
+import { TemporalBackend } from '../../gateway/temporal/backend.ts';
+import { createTemporalClient } from '../../gateway/temporal/client.ts';
+>>>>>>> Stashed changes
 
 export interface GatewayOptions {
   temporalAddress: string;

@@ -4,7 +4,7 @@
 // approved (or declined) chain. Pure.
 import { failureMessage, hasInputRequests, type Presentation } from '../../gateway/mcp/answers.ts';
 import type { ToolHooks } from '../../gateway/mcp/catalog.ts';
-import type { RunningState } from '../../gateway/temporal/runs.ts';
+import type { RunningState } from '../../gateway/temporal/run-state.ts';
 import type { ChainResult, MineBlockHeartbeat, MiningProgress } from './types.ts';
 
 /** The mining details of a progress answer, with the last nonce the block in flight heartbeated. */

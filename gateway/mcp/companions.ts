@@ -1,0 +1,179 @@
+// A catalog tool's start/poll companions, for clients without tasks: result (poll a run), cancel,
+// and respond (answer the run's input request, for tools that take input). Each takes the exact
+// workflow_id the start answered with and answers with the start/poll JSON; arguments are zod
+// schemas beside their handlers.
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import type { InputRequest } from '../../workflows/mcp-contract.ts';
+import type { CatalogTool } from './catalog.ts';
+import { cancelDescription, respondDescription, resultDescription } from './descriptions.ts';
+import { invalidParams } from './errors.ts';
+import {
+  hasInputRequests,
+  notFoundJson,
+  startPollAnswer,
+  startPollJson,
+  startPollOutputSchema,
+  toolResult,
+} from './start-poll.ts';
+import { type ToolCall, type ToolDefinition, type ToolDeps, zodTool } from './tool-definition.ts';
+import { callBudget, toolRunView } from './tools-call.ts';
+
+const workflowId = (startTool: string) =>
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .describe(`The workflow_id returned by ${startTool}, copied exactly. Never invent or alter it.`);
+
+export const workflowIdArgs = (startTool: string) => z.object({ workflow_id: workflowId(startTool) });
+
+const respondArgs = (startTool: string) =>
+  z.object({
+    workflow_id: workflowId(startTool),
+    key: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe('The key of the input request being answered, exactly as it appears in input_requests.'),
+    action: z
+      .enum(['accept', 'decline', 'cancel'])
+      .describe(
+        '"accept" with the form content, "decline" when the person says no, "cancel" when they dismiss it.',
+      ),
+    content: z
+      .record(z.string().max(100), z.union([z.string().max(1_000), z.number(), z.boolean()]))
+      .optional()
+      .describe(
+        'The person\'s answers to the form fields (for accept), e.g. {"approve": true, "note": "ok"}.',
+      ),
+  });
+
+/** The content of an accepted form must carry every required field with the requested type. */
+export function checkFormContent(request: InputRequest, content: Record<string, unknown> | undefined): void {
+  if (request.method !== 'elicitation/create') return;
+  const { properties, required = [] } = request.params.requestedSchema;
+  for (const field of required) {
+    if (content?.[field] === undefined)
+      throw invalidParams(`content.${field}: required by the input request`);
+  }
+  for (const [field, value] of Object.entries(content ?? {})) {
+    const expected = properties[field]?.type;
+    if (!expected) throw invalidParams(`content.${field}: not a field of the input request`);
+    const actual = typeof value;
+    const fits = expected === 'integer' ? Number.isInteger(value) : actual === expected;
+    if (!fits) throw invalidParams(`content.${field}: expected ${expected}, got ${actual}`);
+  }
+}
+
+function notOutstanding(key: string): string {
+  return (
+    `"${key}" is not an outstanding input request of this run (unknown, already answered or replaced by a newer ` +
+    'request); nothing was sent. Use only keys from the latest input_requests.'
+  );
+}
+
+/** The companions' view of one tool's runs: what the run is now, and the answers about it. */
+class ToolRuns {
+  constructor(
+    readonly tool: CatalogTool,
+    readonly deps: ToolDeps,
+  ) {}
+
+  now(id: string, call: Pick<ToolCall, 'caller'>) {
+    return toolRunView(this.deps, this.tool, id, call.caller);
+  }
+
+  notFound(id: string): CallToolResult {
+    return toolResult(notFoundJson(id, this.tool), this.tool);
+  }
+
+  /** The run as it is now, or not found. */
+  async answerNow(id: string, call: Pick<ToolCall, 'caller'>): Promise<CallToolResult> {
+    const now = await this.now(id, call);
+    return now ? startPollAnswer(now, this.tool, this.deps.timing) : this.notFound(id);
+  }
+
+  /** After an action: the result if the run closes within the budget, else its state now. */
+  async settle(id: string, call: ToolCall): Promise<CallToolResult> {
+    const { backend, stopping } = this.deps;
+    const budget = callBudget(this.tool, call, this.deps);
+    const signals = { gone: call.ctx.mcpReq.signal, ...(stopping ? { interrupt: stopping } : {}) };
+    const outcome = await backend.waits.forResult(id, budget, signals);
+    if (outcome.kind === 'closed')
+      return startPollAnswer({ workflowId: id, state: outcome.state }, this.tool, this.deps.timing);
+    return this.answerNow(id, call);
+  }
+}
+
+/** A catalog tool's companions: result, cancel, and respond where it takes input. */
+export function companionTools(tool: CatalogTool, deps: ToolDeps): ToolDefinition[] {
+  const runs = new ToolRuns(tool, deps);
+  const respond = tool.companions.respond && tool.inputSignal ? [respondTool(runs)] : [];
+  return [resultTool(runs), cancelTool(runs), ...respond];
+}
+
+function resultTool(runs: ToolRuns): ToolDefinition {
+  const { tool } = runs;
+  return zodTool({
+    name: tool.companions.result,
+    title: `Check a ${tool.presentation.noun}`,
+    description: resultDescription(tool),
+    args: workflowIdArgs(tool.name),
+    outputSchema: startPollOutputSchema(tool.outputSchema ?? {}),
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    handler: ({ workflow_id }, call) => runs.answerNow(workflow_id, call),
+  });
+}
+
+function cancelTool(runs: ToolRuns): ToolDefinition {
+  const { tool, deps } = runs;
+  return zodTool({
+    name: tool.companions.cancel,
+    title: `Cancel a ${tool.presentation.noun}`,
+    description: cancelDescription(tool),
+    args: workflowIdArgs(tool.name),
+    outputSchema: startPollOutputSchema(tool.outputSchema ?? {}),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async handler({ workflow_id }, call) {
+      if (!(await deps.backend.actions.cancel(workflow_id, call.caller, tool.idPrefix)))
+        return runs.notFound(workflow_id);
+      // The run ends once the workflow notices (its activity in flight heartbeats): wait, bounded.
+      return runs.settle(workflow_id, call);
+    },
+  });
+}
+
+function respondTool(runs: ToolRuns): ToolDefinition {
+  const { tool, deps } = runs;
+  const signalName = tool.inputSignal as string;
+  return zodTool({
+    name: tool.companions.respond as string,
+    title: `Answer a ${tool.presentation.noun}'s input request`,
+    description: respondDescription(tool),
+    args: respondArgs(tool.name),
+    outputSchema: startPollOutputSchema(tool.outputSchema ?? {}),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler({ workflow_id, key, action, content }, call) {
+      const before = await runs.now(workflow_id, call);
+      if (!before) return runs.notFound(workflow_id);
+      const outstanding =
+        before.state.status === 'running' ? (before.state.progress?.inputRequests ?? {}) : {};
+      const request = outstanding[key];
+      if (!request) {
+        const current = startPollJson(before, tool, deps.timing.pollIntervalFor(before));
+        return { ...toolResult({ ...current, note: notOutstanding(key) }, tool), isError: true };
+      }
+      if (action === 'accept') checkFormContent(request, content);
+      const responses = { [key]: { action, ...(content ? { content } : {}) } };
+      if (!(await deps.backend.actions.sendInput(workflow_id, call.caller, { signalName, responses })))
+        return runs.notFound(workflow_id);
+      const after = await runs.now(workflow_id, call);
+      if (!after) return runs.notFound(workflow_id);
+      if (after.state.status !== 'running' || hasInputRequests(after.state))
+        return startPollAnswer(after, tool, deps.timing);
+      // Answered: the run goes on or wraps up now; answer with the result if it comes within the budget.
+      return runs.settle(workflow_id, call);
+    },
+  });
+}

@@ -1,0 +1,263 @@
+// The MCP side of the gateway: the SDK's stateless HTTP handler and a fresh Server per request,
+// bound to its caller, serving tools/list, tools/call, tasks/get|update|cancel (only for requests
+// that declare the Tasks extension), resources/read|list (artifacts) and subscriptions/listen for
+// tasks, each from its own file; every request counted and logged once (observe.ts).
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  type AuthInfo,
+  classifyInboundRequest,
+  createMcpHandler,
+  createRequestStateCodec,
+  Server,
+  type ServerContext,
+  UnsupportedProtocolVersionError,
+} from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import { envelopeOf } from '../shared/envelope.ts';
+import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
+import type { Caller } from '../temporal/run-memo.ts';
+import { SHUTDOWN } from '../temporal/wait.ts';
+import {
+  errorBody,
+  httpStatusOf,
+  invalidParams,
+  missingTasksCapability,
+  protocolErrorBody,
+  toProtocolError,
+} from './errors.ts';
+import { answerableRequests, type InputRounds, isRoundState, type RoundState } from './input-rounds.ts';
+import type { McpDeps, TaskRequest } from './method-context.ts';
+import { observeTaskRequest, observeToolCall } from './observe.ts';
+import { resourcesList } from './resources-list.ts';
+import { resourcesRead } from './resources-read.ts';
+import { parseArtifactUri } from './artifacts.ts';
+import { type ListenRequest, TaskSubscriptions } from './subscriptions-listen.ts';
+import { declaresTasksExtension } from './task-shapes.ts';
+import { tasksCancel } from './tasks-cancel.ts';
+import { tasksGet } from './tasks-get.ts';
+import { tasksUpdate } from './tasks-update.ts';
+import { describeIssues } from './tool-definition.ts';
+import { callTool } from './tools-call.ts';
+import { CatalogTools } from './tools-list.ts';
+
+/** Longest a shutdown waits for the tool calls in flight to answer before closing their exchanges. */
+const DRAIN_CALLS_MS = 5_000;
+
+const SERVER_INFO = { name: 'temporal-mcp-gateway', version: '0.1.0' } as const;
+
+const INSTRUCTIONS =
+  'Long-running tools backed by a durable workflow engine. A start tool waits a while; if the work is not ' +
+  'done it returns a workflow_id: poll the result tool its answer names with that exact id, waiting ' +
+  'poll_after_seconds between polls, until the status is no longer "running".';
+
+/** The principal of every caller when the gateway runs without authentication (loopback only). */
+export const ANONYMOUS = 'anonymous';
+
+/** The caller a request was admitted as: the principal the HTTP layer put in its authInfo. */
+function callerFrom(authInfo: AuthInfo | undefined): Caller {
+  return { principal: authInfo?.clientId || ANONYMOUS };
+}
+
+// tasks/* params are checked inside the handler, after the capability check, so a client without
+// the extension always learns that first.
+const anyParams = z.looseObject({});
+const taskIdParams = z.object({ taskId: z.string() });
+
+const TASK_METHODS: Record<string, (request: TaskRequest) => Promise<object>> = {
+  'tasks/get': tasksGet,
+  'tasks/update': tasksUpdate,
+  'tasks/cancel': tasksCancel,
+};
+
+/** One request as the HTTP layer hands it over. */
+export interface McpRequest {
+  request: Request;
+  authInfo: AuthInfo;
+  parsedBody: unknown;
+  /**
+   * Aborts when the client goes away: the HTTP layer's own signal, not `request.signal`, which
+   * follows it only as long as the Request object lives (a stream outlives it).
+   */
+  gone: AbortSignal;
+}
+
+export class McpHandler {
+  private readonly tools: CatalogTools;
+  private readonly handler: ReturnType<typeof createMcpHandler>;
+  private readonly subscriptions: TaskSubscriptions;
+  /** Signs input_required answers' requestState: HMAC with a key of the server secret, bound to the caller. */
+  private readonly requestStates;
+  /** Aborts at shutdown: waiting tool calls answer their handles, task streams end. */
+  private readonly stopping = new AbortController();
+  /** tools/call answers not yet given. */
+  private readonly calls = new Set<Promise<unknown>>();
+
+  constructor(private readonly deps: McpDeps) {
+    const { backend, timing, clientWaitBudgets } = deps;
+    this.tools = new CatalogTools(deps.catalog, {
+      backend,
+      timing,
+      stopping: this.stopping.signal,
+      ...(clientWaitBudgets ? { clientWaitBudgets } : {}),
+    });
+    this.requestStates = createRequestStateCodec<RoundState>({
+      key: backend.derivedKey('request-state'),
+      ttlSeconds: deps.requestStateTtlSeconds,
+      bind: (ctx) => callerFrom(ctx.http?.authInfo).principal,
+    });
+    this.handler = createMcpHandler(({ authInfo, era }) => this.create(callerFrom(authInfo), era), {
+      onerror: deps.onError,
+    });
+    this.subscriptions = new TaskSubscriptions(deps);
+  }
+
+  /**
+   * Serves one MCP request. A subscriptions/listen for tasks is served here, past the SDK's
+   * handler: the SDK's listen router carries only its own list-changed and resource events, and
+   * answers before any handler of ours could take over.
+   */
+  fetch({ request, authInfo, parsedBody, gone }: McpRequest): Promise<Response> {
+    if (envelopeOf(parsedBody).listenTaskIds) return this.listen({ request, authInfo, parsedBody, gone });
+    return this.handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+  }
+
+  /** subscriptions/listen for tasks, judged first by the SDK's own rules (envelope against headers, revision). */
+  private async listen({ request, authInfo, parsedBody, gone }: McpRequest): Promise<Response> {
+    const { id } = envelopeOf(parsedBody) as { id?: string | number };
+    const header = (name: string) => request.headers.get(name) ?? undefined;
+    const route = classifyInboundRequest({
+      httpMethod: request.method,
+      protocolVersionHeader: header('mcp-protocol-version'),
+      mcpMethodHeader: header('mcp-method'),
+      mcpNameHeader: header('mcp-name'),
+      body: parsedBody,
+    });
+    if (route.kind === 'legacy' || id === undefined)
+      return this.handler.fetch(request, { authInfo, parsedBody });
+    if (route.kind === 'reject') {
+      return Response.json(errorBody(id, route.code, route.message, route.data as Record<string, unknown>), {
+        status: route.httpStatus,
+      });
+    }
+    try {
+      return await observeTaskRequest('subscriptions/listen', undefined, async () => {
+        const revision = route.classification.revision;
+        if (revision !== MODERN_PROTOCOL_VERSION) {
+          const requested = revision ?? 'unknown';
+          throw new UnsupportedProtocolVersionError({ supported: [MODERN_PROTOCOL_VERSION], requested });
+        }
+        return this.subscriptions.serve(parsedBody as ListenRequest, callerFrom(authInfo), gone);
+      });
+    } catch (err) {
+      const error = toProtocolError(err);
+      return Response.json(protocolErrorBody(id, error), { status: httpStatusOf(error) });
+    }
+  }
+
+  /**
+   * First step of a shutdown, before the HTTP server waits for its connections: every task stream
+   * ends with its result, every SDK stream is closed, and every tool call still waiting stops
+   * waiting and answers its task or handle (the run goes on; nothing is cut off without an answer).
+   */
+  async drain(): Promise<void> {
+    this.stopping.abort(SHUTDOWN);
+    this.subscriptions.closeAll();
+    // The SDK's close ends every exchange it holds, a call's included: first let the waiting calls
+    // answer (they stop waiting at once; each still describes its run), within a bound.
+    await Promise.race([
+      Promise.allSettled([...this.calls]),
+      delay(DRAIN_CALLS_MS, undefined, { ref: false }),
+    ]);
+    await new Promise((resolve) => setImmediate(resolve)); // their answers written before the close
+    await this.handler.close();
+  }
+
+  close(): Promise<void> {
+    return this.handler.close();
+  }
+
+  /**
+   * A server for one request. Only 2026-07-28 (`modern`) requests can receive tasks, so only they
+   * see the Tasks extension advertised; a 2025-era client always gets start/poll handles.
+   */
+  private create(caller: Caller, era: 'legacy' | 'modern'): Server {
+    const extensions = era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: {}, resources: {}, ...extensions },
+      instructions: INSTRUCTIONS,
+      // A tampered, expired or another caller's requestState is refused (-32602) before any handler.
+      requestState: { verify: (state, ctx) => this.requestStates.verify(state, ctx) },
+    });
+    server.setRequestHandler('tools/list', () => this.tools.list(era) as never);
+    server.setRequestHandler('tools/call', (request, ctx) => {
+      const tool = this.tools.byName.has(request.params.name) ? request.params.name : 'unknown';
+      const rounds = era === 'modern' ? this.inputRounds(server, ctx) : undefined;
+      const answer = observeToolCall(tool, () =>
+        callTool(this.tools.byName, { server, request, ctx, caller, era, ...(rounds ? { rounds } : {}) }),
+      );
+      this.calls.add(answer);
+      const done = () => this.calls.delete(answer);
+      answer.then(done, done);
+      return answer;
+    });
+    for (const [method, handle] of Object.entries(TASK_METHODS)) this.serveTaskMethod(server, caller, method, handle);
+    this.serveArtifacts(server, caller);
+    return server;
+  }
+
+  /** A 2026-07-28 call's multi-round-trip material (the SDK verified its requestState already). */
+  private inputRounds(server: Server, ctx: ServerContext): InputRounds {
+    const resumes = ctx.mcpReq.requestState<RoundState>();
+    const capabilities = server.getClientCapabilities();
+    return {
+      ...(isRoundState(resumes) ? { resumes } : {}),
+      ...(ctx.mcpReq.inputResponses ? { responses: ctx.mcpReq.inputResponses } : {}),
+      answerable: (requests) => answerableRequests(requests, capabilities),
+      mint: (state) => this.requestStates.mint(state, ctx),
+    };
+  }
+
+  /** A tasks/* method: only for requests that declare the extension (-32021), then its params checked. */
+  private serveTaskMethod(
+    server: Server,
+    caller: Caller,
+    method: string,
+    handle: (request: TaskRequest) => Promise<object>,
+  ): void {
+    server.setRequestHandler(method, { params: anyParams }, (params, ctx) =>
+      observeTaskRequest(method, params.taskId, async () => {
+        if (!declaresTasksExtension(server.getClientCapabilities())) throw missingTasksCapability();
+        const parsed = taskIdParams.safeParse(params);
+        if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
+        try {
+          return (await handle({ taskId: parsed.data.taskId, params, ctx, caller, deps: this.deps })) as never;
+        } catch (err) {
+          throw toProtocolError(err);
+        }
+      }),
+    );
+  }
+
+  /** resources/read and resources/list: the artifacts of the caller's completed runs. */
+  private serveArtifacts(server: Server, caller: Caller): void {
+    const protocolErrors = async <T>(run: () => Promise<T>): Promise<T> => {
+      try {
+        return await run();
+      } catch (err) {
+        throw toProtocolError(err);
+      }
+    };
+    server.setRequestHandler('resources/read', (request) => {
+      const uri = request.params.uri;
+      return observeTaskRequest('resources/read', parseArtifactUri(uri)?.taskId, () =>
+        protocolErrors(() => resourcesRead(uri, caller, this.deps) as never),
+      );
+    });
+    server.setRequestHandler('resources/list', (request) =>
+      observeTaskRequest('resources/list', undefined, () =>
+        protocolErrors(() => resourcesList(request.params?.cursor, caller, this.deps) as never),
+      ),
+    );
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }) as never);
+  }
+}

@@ -1,0 +1,198 @@
+// Input-required results (multi-round-trip requests, 2026-07-28): while a call waits on its run it
+// watches the run's progress query, and answers `input_required` with a signed requestState the
+// moment the run asks for input this client can answer; the retry brings the answers, which go to
+// the run on its input signal. Answers are bounded in size and filtered to well-formed ones.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import type { InputRequest, InputResponse, InputResponses } from '../../workflows/mcp-contract.ts';
+import type { TemporalBackend } from '../temporal/backend.ts';
+import type { Caller } from '../temporal/run-memo.ts';
+import { SHUTDOWN, type WaitResult } from '../temporal/wait.ts';
+import type { CatalogTool } from './catalog.ts';
+import { invalidParams } from './errors.ts';
+
+/** What a requestState carries: the run, the tool it belongs to, and which round asked. */
+export interface RoundState {
+  workflowId: string;
+  tool: string;
+  round: number;
+}
+
+export function isRoundState(value: unknown): value is RoundState {
+  const state = value as Partial<RoundState> | undefined;
+  return (
+    typeof state === 'object' &&
+    state !== null &&
+    typeof state.workflowId === 'string' &&
+    typeof state.tool === 'string' &&
+    typeof state.round === 'number'
+  );
+}
+
+/**
+ * A 2026-07-28 request's multi-round-trip material: the run a verified requestState names, the
+ * answers it carries, which input requests this client can answer, and how to mint the state of
+ * the next round.
+ */
+export interface InputRounds {
+  /** The run the retried call continues (from its verified requestState); absent on a first call. */
+  resumes?: RoundState;
+  /** The call's inputResponses, as the SDK lifted them (untrusted). */
+  responses?: Record<string, unknown>;
+  answerable(requests: Record<string, InputRequest>): Record<string, InputRequest>;
+  mint(state: RoundState): Promise<string>;
+}
+
+// An elicitation's answer has an action; a sampling or roots answer is the bare result object.
+const elicitationAnswer = z.object({
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: z.record(z.string(), z.unknown()).optional(),
+});
+const otherAnswer = z
+  .looseObject({})
+  .refine((value) => !('action' in value) && Object.keys(value).length > 0, 'not an input response');
+export const inputResponsesSchema = z.record(z.string(), z.union([elicitationAnswer, otherAnswer]));
+
+/** Largest one input response may be, as JSON: a form's answers, not a payload. */
+export const MAX_INPUT_RESPONSE_BYTES = 16 * 1024;
+
+/** The responses, each checked against MAX_INPUT_RESPONSE_BYTES (-32602 naming the key). */
+export function boundedResponses<T extends Record<string, unknown>>(responses: T): T {
+  for (const [key, value] of Object.entries(responses)) {
+    const bytes = Buffer.byteLength(JSON.stringify(value));
+    if (bytes > MAX_INPUT_RESPONSE_BYTES)
+      throw invalidParams(
+        `Invalid inputResponses: "${key.slice(0, 100)}" is ${bytes} bytes; at most ${MAX_INPUT_RESPONSE_BYTES} per response`,
+      );
+  }
+  return responses;
+}
+
+/** The answers that look like answers (JSON objects); the workflow ignores keys it did not ask. */
+export function formAnswers(responses: Record<string, unknown> | undefined): InputResponses {
+  const answers: InputResponses = {};
+  for (const [key, value] of Object.entries(responses ?? {})) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    const action = (value as { action?: unknown }).action;
+    if (action !== undefined && action !== 'accept' && action !== 'decline' && action !== 'cancel') continue;
+    answers[key] = value as InputResponse;
+  }
+  return answers;
+}
+
+/** Which capability a client must declare before it may be sent an input request of each method. */
+const CAPABILITY_OF: Record<InputRequest['method'], 'elicitation' | 'sampling' | 'roots'> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/** The outstanding requests this client can answer: those whose capability it declared. */
+export function answerableRequests(
+  requests: Record<string, InputRequest>,
+  capabilities: ClientCapabilities | undefined,
+): Record<string, InputRequest> {
+  const declared = (capabilities ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(requests).filter(([, request]) => {
+      const capability = CAPABILITY_OF[request.method];
+      return (
+        capability !== undefined && typeof declared[capability] === 'object' && declared[capability] !== null
+      );
+    }),
+  );
+}
+
+export interface InputRequiredAnswer {
+  resultType: 'input_required';
+  inputRequests: Record<string, InputRequest>;
+  /** Names the run; the client echoes it with its answers (signed, bound to the caller). */
+  requestState: string;
+}
+
+export function inputRequiredAnswer(
+  requests: Record<string, InputRequest>,
+  requestState: string,
+): InputRequiredAnswer {
+  return { resultType: 'input_required', inputRequests: requests, requestState };
+}
+/** Pauses between looks at whether a waiting run asks for input: every 100 ms in its first second, then up to every second. */
+const INPUT_LOOKS_MS = [25, 50, 100, 100, 100, 100, 100, 200, 400, 800, 1_000];
+
+/** How a call's wait ended: as a wait on the run does, or with input the client can answer. */
+export type WaitEnd = WaitResult | { kind: 'input'; requests: Record<string, InputRequest> };
+
+/** One wait of a call on its run. */
+export interface CallWait {
+  tool: CatalogTool;
+  workflowId: string;
+  caller: Caller;
+  budgetMs: number;
+  /** The client left. */
+  gone: AbortSignal;
+  /** The gateway stops. */
+  stopping?: AbortSignal;
+  /** Multi-round-trip input; absent: the wait is on the run alone. */
+  rounds?: InputRounds;
+  /** Answers a first call brought along, sent when the run asks for their keys. */
+  carried?: Record<string, unknown>;
+}
+
+/**
+ * Waits the budget for the run to close. With multi-round-trip input it also watches the run's
+ * progress query, and ends as soon as the run asks for input this client can answer. Answers a first
+ * call brought along are signalled when the run asks for their keys (once each), and the wait goes on.
+ */
+export async function waitOrAsk(backend: TemporalBackend, wait: CallWait): Promise<WaitEnd> {
+  const { tool, workflowId, budgetMs, gone, stopping, rounds } = wait;
+  if (!rounds || !tool.progressQuery || !tool.inputSignal)
+    return backend.waits.forResult(workflowId, budgetMs, { gone, ...(stopping ? { interrupt: stopping } : {}) });
+  const interrupt = new AbortController();
+  const stop = () => interrupt.abort(SHUTDOWN);
+  stopping?.addEventListener('abort', stop, { once: true });
+  if (stopping?.aborted) stop();
+  let asked: Record<string, InputRequest> | undefined;
+  const watching = watchForInput(backend, wait, interrupt, (requests) => {
+    asked = requests;
+  }).catch(() => {}); // a failed look ends the looking, never the wait
+  const outcome = await backend.waits.forResult(workflowId, budgetMs, { gone, interrupt: interrupt.signal });
+  interrupt.abort();
+  stopping?.removeEventListener('abort', stop);
+  await watching;
+  if (outcome.kind === 'closed' || !asked) return outcome;
+  return { kind: 'input', requests: asked };
+}
+
+/** Looks at the run's input requests until the budget ends, the wait is interrupted or it asks. */
+async function watchForInput(
+  backend: TemporalBackend,
+  wait: CallWait,
+  interrupt: AbortController,
+  onAsked: (requests: Record<string, InputRequest>) => void,
+): Promise<void> {
+  const { tool, workflowId, caller, gone, rounds } = wait;
+  const query = tool.progressQuery as string;
+  const unsent = new Map(Object.entries(formAnswers(wait.carried)));
+  const deadline = Date.now() + wait.budgetMs;
+  for (let look = 0; ; look++) {
+    const pause = INPUT_LOOKS_MS[Math.min(look, INPUT_LOOKS_MS.length - 1)] as number;
+    if (Date.now() + pause >= deadline) return;
+    await delay(pause, undefined, { signal: interrupt.signal }).catch(() => {});
+    if (interrupt.signal.aborted || gone.aborted) return;
+    const outstanding = (await backend.views.progressOf(workflowId, caller, query))?.inputRequests ?? {};
+    const due = [...unsent].filter(([key]) => key in outstanding);
+    if (due.length > 0) {
+      for (const [key] of due) unsent.delete(key);
+      const input = { signalName: tool.inputSignal as string, responses: Object.fromEntries(due) };
+      await backend.actions.sendInput(workflowId, caller, input);
+      continue;
+    }
+    const answerable = rounds?.answerable(outstanding) ?? {};
+    if (Object.keys(answerable).length > 0) {
+      onAsked(answerable);
+      interrupt.abort('input_required');
+      return;
+    }
+  }
+}

@@ -1,0 +1,38 @@
+// What the MCP method handlers work with: the gateway's dependencies, handed over once when the
+// handler is made, and one request's own context. Types only.
+import type { ServerContext } from '@modelcontextprotocol/server';
+import type { ArtifactStore } from '../../common/artifact-store.ts';
+import type { TemporalBackend } from '../temporal/backend.ts';
+import type { Caller } from '../temporal/run-memo.ts';
+import type { Catalog } from './catalog.ts';
+import type { TaskTiming } from './start-poll.ts';
+import type { SubscriptionLimits } from './subscriptions-listen.ts';
+
+export interface ArtifactSettings {
+  store: ArtifactStore;
+  /** The largest artifact resources/read answers. */
+  readMaxBytes: number;
+}
+
+export interface McpDeps {
+  backend: TemporalBackend;
+  catalog: Catalog;
+  timing: TaskTiming;
+  listen: SubscriptionLimits;
+  /** How long an input_required answer's requestState stays valid. */
+  requestStateTtlSeconds: number;
+  /** Wait budgets per MCP client (lower-cased clientInfo.name); each tool's budget caps them. */
+  clientWaitBudgets?: ReadonlyMap<string, number>;
+  /** Where workers put large outputs, and the largest one resources/read answers. */
+  artifacts: ArtifactSettings;
+  onError?: (error: Error) => void;
+}
+
+/** One tasks/* request, past its capability and params checks. */
+export interface TaskRequest {
+  taskId: string;
+  params: Record<string, unknown>;
+  ctx: ServerContext;
+  caller: Caller;
+  deps: McpDeps;
+}

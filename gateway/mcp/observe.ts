@@ -1,0 +1,142 @@
+// Every MCP request counted and logged once: one metric increment, one log line carrying the task
+// id the request is about (the HTTP layer binds it to the request's logger), and the outcome on the
+// request's span. Refusals (not found, bad params, a missing capability) log at info, failures at warn.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ProtocolError } from '@modelcontextprotocol/server';
+import { type TaskRequestOutcome, type ToolCallOutcome, taskRequests, toolCalls } from '../shared/metrics.ts';
+import { annotateSpan } from '../shared/tracing.ts';
+import {
+  INVALID_PARAMS,
+  isResourceNotFound,
+  isTaskNotFound,
+  loggedMessage,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+} from './errors.ts';
+
+interface LogLine {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+/** The request's log as the HTTP layer gives it: its logger, bound to a task id once that is known. */
+export interface RequestLog {
+  bindTask(taskId: string | undefined): LogLine | undefined;
+}
+
+const requestLogs = new AsyncLocalStorage<RequestLog>();
+
+/** Serves a request with its log reachable, so its tools/call or tasks/* line carries the task id. */
+export function withRequestLog<T>(log: RequestLog, run: () => T): T {
+  return requestLogs.run(log, run);
+}
+
+const logFor = (taskId: string | undefined) => requestLogs.getStore()?.bindTask(taskId);
+
+interface AnswerLike {
+  resultType?: unknown;
+  taskId?: unknown;
+  structuredContent?: unknown;
+}
+
+/** How a tools/call answer reads for the metrics: a task, a handle to poll, or a final result. */
+export function toolCallOutcome(answer: unknown): ToolCallOutcome {
+  const { resultType, structuredContent } = (answer ?? {}) as AnswerLike;
+  if (resultType === 'task') return 'task';
+  const status = (structuredContent as { status?: unknown } | undefined)?.status;
+  return status === 'running' || status === 'input_required' ? 'start_poll' : 'inline';
+}
+
+/** The task or run a tools/call answer is about (its taskId or workflow_id). */
+export function answerTaskId(answer: unknown): string | undefined {
+  const { taskId, structuredContent } = (answer ?? {}) as AnswerLike;
+  if (typeof taskId === 'string') return taskId;
+  const id = (structuredContent as { workflow_id?: unknown } | undefined)?.workflow_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** The status a tools/call answer reports: a task's, or the start/poll JSON's. */
+function answerStatus(answer: unknown): string | undefined {
+  const { structuredContent, status } = (answer ?? {}) as AnswerLike & { status?: unknown };
+  const value = (structuredContent as { status?: unknown } | undefined)?.status ?? status;
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function taskRequestOutcome(err: unknown): TaskRequestOutcome {
+  if (!(err instanceof ProtocolError)) return 'error';
+  if (err.code === MISSING_REQUIRED_CLIENT_CAPABILITY) return 'missing_capability';
+  if (isTaskNotFound(err) || isResourceNotFound(err)) return 'not_found';
+  if (err.code === INVALID_PARAMS) return 'invalid_params';
+  return 'error';
+}
+
+function errorFields(err: unknown): Record<string, unknown> {
+  const code = err instanceof ProtocolError ? err.code : undefined;
+  return { error: { code, message: loggedMessage(err) } };
+}
+
+/** Runs one tools/call (`tool` is the catalog's name, or "unknown"), counting and logging it. */
+export async function observeToolCall<T>(tool: string, call: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const elapsedMs = () => Math.round(performance.now() - started);
+  try {
+    const answer = await call();
+    const outcome = toolCallOutcome(answer);
+    toolCalls.inc({ tool, outcome });
+    annotateSpan({
+      'mcp.outcome': outcome,
+      'mcp.task.id': answerTaskId(answer),
+      'mcp.task.status': answerStatus(answer),
+    });
+    logFor(answerTaskId(answer))?.info({ tool, outcome, ms: elapsedMs() }, 'tools/call');
+    return answer;
+  } catch (err) {
+    toolCalls.inc({ tool, outcome: 'error' });
+    annotateSpan({ 'mcp.outcome': 'error' });
+    const internal = !(err instanceof ProtocolError) || err.code !== INVALID_PARAMS;
+    const log = logFor(undefined);
+    const fields = { tool, outcome: 'error', ms: elapsedMs(), ...errorFields(err) };
+    if (internal) log?.warn(fields, 'tools/call failed');
+    else log?.info(fields, 'tools/call refused');
+    throw err;
+  }
+}
+
+/** Runs one tasks/* or subscriptions/listen request, counting and logging it. */
+export async function observeTaskRequest<T>(
+  method: string,
+  taskId: unknown,
+  call: () => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  const elapsedMs = () => Math.round(performance.now() - started);
+  const log = logFor(typeof taskId === 'string' ? taskId : undefined);
+  try {
+    const answer = await call();
+    taskRequests.inc({ method, outcome: 'ok' });
+    // A task's status ("working", ...); a subscription's answer is a stream, whose HTTP status is not one.
+    const status = (answer as { status?: unknown } | undefined)?.status;
+    annotateSpan({
+      'mcp.outcome': 'ok',
+      ...(typeof status === 'string' ? { 'mcp.task.status': status } : {}),
+    });
+    log?.info(
+      {
+        method,
+        outcome: 'ok',
+        ...(typeof status === 'string' ? { status } : {}),
+        ms: elapsedMs(),
+      },
+      method,
+    );
+    return answer;
+  } catch (err) {
+    const outcome = taskRequestOutcome(err);
+    taskRequests.inc({ method, outcome });
+    annotateSpan({ 'mcp.outcome': outcome });
+    const fields = { method, outcome, ms: elapsedMs(), ...errorFields(err) };
+    if (outcome === 'error') log?.warn(fields, `${method} failed`);
+    else log?.info(fields, `${method} refused`);
+    throw err;
+  }
+}
+

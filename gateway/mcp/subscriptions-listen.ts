@@ -1,0 +1,223 @@
+// subscriptions/listen for Tasks clients: the Tasks extension's `notifications.taskIds` answered on
+// an SSE stream. The acknowledgement comes first, honouring only the caller's own task ids (another
+// principal's and an unknown id are left out alike); then a `notifications/tasks` carrying the
+// detailed task (as tasks/get returns it) whenever a subscribed task changes, and the moment it ends
+// (task-watches.ts). When every subscribed task has ended the stream closes with its result; when
+// the client goes away the watches only it held end. Limits (streams per gateway and per principal)
+// are taken before any await, so concurrent listens cannot all pass one check; a client that stops
+// reading is closed once its stream holds too many frames; on shutdown every stream ends with its
+// result. Refusals are thrown as ProtocolErrors (handler.ts answers them).
+import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import { countOpen, taskSubscriptions } from '../shared/metrics.ts';
+import { META } from '../shared/protocol.ts';
+import type { Caller } from '../temporal/run-memo.ts';
+import type { ExecutionView } from '../temporal/run-state.ts';
+import {
+  invalidParams,
+  missingTasksCapability,
+  principalSubscriptionLimit,
+  slowSubscriber,
+  subscriptionLimit,
+} from './errors.ts';
+import { type DetailedTask, declaresTasksExtension } from './task-shapes.ts';
+import { TaskWatches, type TaskWatchesDeps } from './task-watches.ts';
+
+export interface SubscriptionLimits {
+  /** Task ids one stream may watch. */
+  maxTasksPerStream: number;
+  /** Task streams open at once on this gateway. */
+  maxStreams: number;
+  /** Task streams one principal may hold open at once on this gateway. */
+  maxStreamsPerPrincipal: number;
+  /** Comment frames that keep idle proxies from closing the stream. */
+  keepAliveMs: number;
+}
+
+/** Frames a stream may hold unread before its client is taken to have stopped reading. */
+export const MAX_UNREAD_FRAMES = 256;
+
+export interface ListenRequest {
+  id: string | number;
+  params: { notifications: { taskIds: unknown[] }; _meta?: Record<string, unknown> };
+}
+
+type JsonRpcError = { code: number; message: string; data?: unknown };
+
+const message = (body: object) => `event: message\ndata: ${JSON.stringify(body)}\n\n`;
+
+/** One SSE stream: its frames, the bound on frames its client has not read, and its one end. */
+class TaskStream {
+  readonly stop = new AbortController();
+  private readonly encoder = new TextEncoder();
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private closed = false;
+
+  constructor(
+    private readonly id: string | number,
+    /** Runs once, when the stream ends however it ends. */
+    private readonly onClose: () => void,
+  ) {}
+
+  /** The Response carrying the stream; `start` runs once it can take frames. */
+  response(start: () => void): Response {
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.controller = controller;
+        start();
+      },
+      cancel: () => this.close(false),
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' },
+    });
+  }
+
+  /** One JSON-RPC message as an event. */
+  send(body: object): void {
+    this.frame(message(body));
+  }
+
+  /**
+   * A client that stops reading: its frames pile up here (the HTTP layer waits for the socket to
+   * drain); past the bound the stream ends with the reason, instead of growing without end.
+   */
+  frame(text: string): void {
+    if (this.closed) return;
+    if ((this.controller.desiredSize ?? 0) < -MAX_UNREAD_FRAMES) {
+      const refusal = slowSubscriber(MAX_UNREAD_FRAMES);
+      this.close(false, { code: refusal.code, message: refusal.message, data: refusal.data });
+      return;
+    }
+    this.enqueue(text);
+  }
+
+  private enqueue(text: string): void {
+    this.controller.enqueue(this.encoder.encode(text));
+  }
+
+  /** Ends the stream: with its result when `graceful`, with `error` when given, else just closed. */
+  close(graceful: boolean, error?: JsonRpcError): void {
+    if (this.closed) return;
+    const id = this.id;
+    // The last frame goes past the bound on unread frames: it is the reason, or the result.
+    if (error) this.enqueue(message({ jsonrpc: '2.0', id, error }));
+    else if (graceful)
+      this.enqueue(message({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META.subscriptionId]: id } } }));
+    this.closed = true;
+    this.stop.abort();
+    this.onClose();
+    this.controller.close();
+  }
+}
+
+/** One stream to open: for which request, which tasks, whose, until when, and its slot's release. */
+interface StreamPlan {
+  id: string | number;
+  views: ExecutionView[];
+  caller: Caller;
+  gone: AbortSignal;
+  release: () => void;
+}
+
+export class TaskSubscriptions {
+  private open = 0;
+  private readonly openBy = new Map<string, number>();
+  private readonly closers = new Set<() => void>();
+  private readonly watches: TaskWatches;
+
+  constructor(private readonly deps: TaskWatchesDeps & { listen: SubscriptionLimits }) {
+    this.watches = new TaskWatches(deps);
+  }
+
+  /** Opens the stream (the Response is returned once the acknowledgement is queued). */
+  async serve(request: ListenRequest, caller: Caller, gone: AbortSignal): Promise<Response> {
+    const { id } = request;
+    const limits = this.deps.listen;
+    const capabilities = request.params._meta?.[META.clientCapabilities] as ClientCapabilities | undefined;
+    if (!declaresTasksExtension(capabilities)) throw missingTasksCapability();
+    const requested = [...new Set(request.params.notifications.taskIds)];
+    if (!requested.every((taskId): taskId is string => typeof taskId === 'string')) {
+      throw invalidParams('Invalid params: notifications.taskIds must be strings');
+    }
+    if (requested.length > limits.maxTasksPerStream) {
+      throw invalidParams(
+        `Invalid params: at most ${limits.maxTasksPerStream} taskIds per subscription (MCP_LISTEN_MAX_TASKS); ` +
+          `got ${requested.length}`,
+      );
+    }
+    const release = this.reserve(caller.principal);
+    try {
+      // The caller's own, existing tasks only: a foreign or unknown id is left out, the same way.
+      const views = await Promise.all(requested.map((taskId) => this.watches.view(taskId, caller)));
+      const honoured = views.filter((view): view is ExecutionView => view !== undefined);
+      return this.stream({ id, views: honoured, caller, gone, release });
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  /** Ends every stream with its result (the gateway is shutting down); the watches end with them. */
+  closeAll(): void {
+    for (const close of [...this.closers]) close();
+  }
+
+  /** Takes a stream slot of the gateway and of the principal at once, or refuses; returns its release. */
+  private reserve(principal: string): () => void {
+    const limits = this.deps.listen;
+    if (this.open >= limits.maxStreams) throw subscriptionLimit(limits.maxStreams);
+    const held = this.openBy.get(principal) ?? 0;
+    if (held >= limits.maxStreamsPerPrincipal)
+      throw principalSubscriptionLimit(limits.maxStreamsPerPrincipal);
+    this.open++;
+    this.openBy.set(principal, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.open--;
+      const left = (this.openBy.get(principal) ?? 1) - 1;
+      if (left > 0) this.openBy.set(principal, left);
+      else this.openBy.delete(principal);
+    };
+  }
+
+  private stream({ id, views, caller, gone, release }: StreamPlan): Response {
+    const closeCount = countOpen(taskSubscriptions);
+    let keepAlive: NodeJS.Timeout | undefined;
+    const closeGracefully = () => stream.close(true);
+    const onGone = () => stream.close(false);
+    const stream = new TaskStream(id, () => {
+      clearInterval(keepAlive);
+      gone.removeEventListener('abort', onGone);
+      this.closers.delete(closeGracefully);
+      release();
+      closeCount();
+    });
+    const notify = (task: DetailedTask) =>
+      stream.send({
+        jsonrpc: '2.0',
+        method: 'notifications/tasks',
+        params: { ...task, _meta: { [META.subscriptionId]: id } },
+      });
+    return stream.response(() => {
+      this.closers.add(closeGracefully);
+      stream.send({
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: {
+          notifications: { taskIds: views.map((view) => view.workflowId) },
+          _meta: { [META.subscriptionId]: id },
+        },
+      });
+      keepAlive = setInterval(() => stream.frame(': keepalive\n\n'), this.deps.listen.keepAliveMs);
+      gone.addEventListener('abort', onGone, { once: true });
+      if (gone.aborted) return stream.close(false);
+      Promise.all(views.map((view) => this.watches.subscribe(view, caller, notify, stream.stop.signal))).then(
+        () => stream.close(true),
+        () => stream.close(false),
+      );
+    });
+  }
+}

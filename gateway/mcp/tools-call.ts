@@ -1,0 +1,289 @@
+// tools/call: the tool by name, the capabilities it needs, its arguments checked, then its handler.
+// A catalog tool's start is here: it starts the run (or, on a retry with a verified requestState,
+// answers the run it names), waits at most the budget (reporting progress when asked), then answers
+// in one of four shapes: the result inline; input-required (2026-07-28, the run asks for input); a
+// task for a request that declared the Tasks extension; otherwise the start/poll "running" JSON
+// the companions (companions.ts) continue.
+import type { CallToolRequest, CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { META } from '../shared/protocol.ts';
+import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
+import type { ExecutionView } from '../temporal/run-state.ts';
+import type { CatalogTool } from './catalog.ts';
+import { invalidParams, missingClientCapabilities, missingTasksCapability, toProtocolError } from './errors.ts';
+import { boundedResponses, formAnswers, type InputRounds, inputRequiredAnswer, waitOrAsk } from './input-rounds.ts';
+import { progressToken, withProgress } from './progress.ts';
+import { describeSchemaError } from './schemas.ts';
+import { startPollAnswer, startPollOutputSchema } from './start-poll.ts';
+import { createTaskResult, declaresTasksExtension } from './task-shapes.ts';
+import type { ToolAnswer, ToolCall, ToolDefinition, ToolDeps } from './tool-definition.ts';
+import { startDescription } from './descriptions.ts';
+
+/** One tools/call request, as the per-request server hands it over. */
+export interface ToolsCallRequest {
+  server: Server;
+  request: CallToolRequest;
+  ctx: ServerContext;
+  caller: Caller;
+  /** The request's protocol era: only 2026-07-28 (`modern`) requests are checked for capabilities. */
+  era: 'legacy' | 'modern';
+  /** Multi-round-trip input (2026-07-28 requests only). */
+  rounds?: InputRounds;
+}
+
+/** Serves one tools/call with the tools the catalog makes (by name). */
+export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call: ToolsCallRequest) {
+  const { server, request, ctx, caller, era, rounds } = call;
+  const { name, arguments: raw } = request.params;
+  const tool = tools.get(name);
+  if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+  const takesTasks = declaresTasksExtension(server.getClientCapabilities());
+  // A tool that only runs as a task refuses a client without the extension before anything starts.
+  if (tool.taskSupport === 'required' && !takesTasks) throw missingTasksCapability();
+  if (era === 'modern' && tool.requiredClientCapabilities) {
+    const declared = (server.getClientCapabilities() ?? {}) as Record<string, unknown>;
+    const missing = tool.requiredClientCapabilities.filter((name) => typeof declared[name] !== 'object');
+    if (missing.length > 0) throw missingClientCapabilities(missing);
+  }
+  let args: Record<string, unknown>;
+  try {
+    args = tool.parse(raw ?? {});
+  } catch (err) {
+    throw invalidParams(`Invalid arguments for tool ${name}: ${(err as Error).message}`);
+  }
+  let answer: ToolAnswer;
+  try {
+    answer = await tool.handler(args, { server, ctx, caller, takesTasks, ...(rounds ? { rounds } : {}) });
+  } catch (err) {
+    throw toProtocolError(err);
+  }
+  if ('resultType' in answer && (answer.resultType === 'task' || answer.resultType === 'input_required'))
+    return answer as never;
+  return server.projectCallToolResult(answer as CallToolResult, undefined) as never;
+}
+
+/**
+ * Validates `value` (a copy: defaults are filled into it); returns the copy, or throws an Error
+ * whose message names the first bad field.
+ */
+export function validated<T>(validate: ValidateFunction, value: unknown): T {
+  const copy = structuredClone(value);
+  if (validate(copy)) return copy as T;
+  const first = validate.errors?.[0];
+  throw new Error(first ? describeSchemaError(first) : 'does not match the schema');
+}
+
+/** How long a call waits for its run: the tool's budget, or less for a client given a budget of its own. */
+export function waitBudgetFor(
+  tool: Pick<CatalogTool, 'waitBudgetMs'>,
+  clientName: string | undefined,
+  budgets: ReadonlyMap<string, number> | undefined,
+): number {
+  const own = clientName === undefined ? undefined : budgets?.get(clientName.toLowerCase());
+  return own === undefined ? tool.waitBudgetMs : Math.min(own, tool.waitBudgetMs);
+}
+
+/** The wait budget of one call of `tool`, for the client that sent it. */
+export function callBudget(tool: CatalogTool, call: Pick<ToolCall, 'server' | 'ctx'>, deps: ToolDeps): number {
+  return waitBudgetFor(tool, requestOrigin(call.server, call.ctx).clientName, deps.clientWaitBudgets);
+}
+
+/** The caller's run of this tool, as it is now; undefined when it is not one. */
+export async function toolRunView(
+  deps: ToolDeps,
+  tool: CatalogTool,
+  workflowId: string,
+  caller: Caller,
+): Promise<ExecutionView | undefined> {
+  const { progressQuery, idPrefix } = tool;
+  const found = await deps.backend.views.of(workflowId, caller, { progressQuery, idPrefix });
+  return found?.tool === tool.name ? found : undefined;
+}
+
+const MAX_ORIGIN_LENGTH = 200;
+
+function text(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed.slice(0, MAX_ORIGIN_LENGTH);
+}
+
+/**
+ * Which MCP client sent the request, under which protocol revision: a 2026-07-28 request names its
+ * client in its `_meta` envelope; a 2025-era request carries only the MCP-Protocol-Version header
+ * (its client named itself in `initialize`, an earlier request the gateway keeps nothing of).
+ */
+export function requestOrigin(
+  server: Pick<Server, 'getClientVersion' | 'getNegotiatedProtocolVersion'>,
+  ctx: Pick<ServerContext, 'mcpReq' | 'http'>,
+): RequestOrigin {
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const info = (envelope[META.clientInfo] ?? server.getClientVersion()) as
+    | { name?: unknown; version?: unknown }
+    | undefined;
+  const headers = ctx.http?.req?.headers;
+  const origin: RequestOrigin = {
+    clientName: text(info?.name),
+    clientVersion: text(info?.version),
+    protocolVersion:
+      text(envelope[META.protocolVersion]) ??
+      text(headers?.get('mcp-protocol-version')) ??
+      text(server.getNegotiatedProtocolVersion()),
+    userAgent: text(headers?.get('user-agent')),
+  };
+  return Object.fromEntries(Object.entries(origin).filter(([, v]) => v !== undefined)) as RequestOrigin;
+}
+
+// ---- a catalog tool's start ---------------------------------------------------------------------
+
+/** The run a start call goes on with: started now, or named by a verified requestState. */
+interface CallRun {
+  workflowId: string;
+  /** When this call created the run (a fresh start). */
+  createdAt?: Date;
+  round: number;
+  /** Answers a first call brought along, for the run to get when it asks. */
+  carried?: Record<string, unknown>;
+}
+
+/** A catalog tool's start tool. */
+export function startTool(tool: CatalogTool, deps: ToolDeps): ToolDefinition {
+  return {
+    name: tool.name,
+    ...(tool.title ? { title: tool.title } : {}),
+    description: startDescription(tool),
+    inputSchema: tool.inputSchema,
+    // A tool whose results are MCP tool results lists only the schema its entry gives them.
+    ...(tool.resultShape === 'toolResult'
+      ? tool.outputSchema
+        ? { outputSchema: tool.outputSchema }
+        : {}
+      : { outputSchema: startPollOutputSchema(tool.outputSchema ?? {}) }),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    taskSupport: tool.taskSupport,
+    ...(tool.requiredClientCapabilities
+      ? { requiredClientCapabilities: tool.requiredClientCapabilities }
+      : {}),
+    parse: (raw) => validated<Record<string, unknown>>(tool.validateArguments, raw),
+    handler: (args, call) => start(tool, deps, args, call),
+  };
+}
+
+async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unknown>, call: ToolCall) {
+  const { ctx, caller, rounds } = call;
+  const run = rounds?.resumes ? await resume(tool, deps, call) : await begin(tool, deps, args, call);
+  const waiting = waitOrAsk(deps.backend, {
+    tool,
+    workflowId: run.workflowId,
+    caller,
+    budgetMs: callBudget(tool, call, deps),
+    gone: ctx.mcpReq.signal,
+    ...(deps.stopping ? { stopping: deps.stopping } : {}),
+    ...(rounds ? { rounds } : {}),
+    ...(run.carried ? { carried: run.carried } : {}),
+  });
+  const token = progressToken(ctx);
+  const outcome =
+    token === undefined
+      ? await waiting
+      : await withProgress(
+          ctx,
+          {
+            token,
+            first: { progress: 0, message: `Started ${tool.name}; waiting for the result` },
+            read: async () => {
+              const now = await toolRunView(deps, tool, run.workflowId, caller);
+              return now?.state.status === 'running' ? tool.presentation.progressReport(now) : undefined;
+            },
+          },
+          waiting,
+        );
+  if (outcome.kind === 'closed')
+    return startPollAnswer({ workflowId: run.workflowId, state: outcome.state }, tool, deps.timing);
+  if (outcome.kind === 'input' && rounds) {
+    const state = await rounds.mint({ workflowId: run.workflowId, tool: tool.name, round: run.round });
+    return inputRequiredAnswer(outcome.requests, state);
+  }
+  return stillRunning(tool, deps, call, { args, run });
+}
+
+/** A retry with answers: the run its requestState names gets them; nothing starts. */
+async function resume(tool: CatalogTool, deps: ToolDeps, call: ToolCall): Promise<CallRun> {
+  const resumes = call.rounds?.resumes;
+  if (!resumes) throw new Error('resume without a requestState');
+  if (resumes.tool !== tool.name) throw invalidParams('requestState belongs to a call of another tool');
+  const workflowId = resumes.workflowId;
+  const answers = boundedResponses(formAnswers(call.rounds?.responses));
+  if (tool.inputSignal && Object.keys(answers).length > 0) {
+    const input = {
+      signalName: tool.inputSignal,
+      responses: answers,
+      ...(tool.progressQuery ? { progressQuery: tool.progressQuery } : {}),
+    };
+    if (!(await deps.backend.actions.sendInput(workflowId, call.caller, input)))
+      throw invalidParams('requestState names a run that no longer exists');
+  }
+  return { workflowId, round: resumes.round + 1 };
+}
+
+/** A first call: the run starts (or, with an idempotency key, the run the key names is found). */
+async function begin(
+  tool: CatalogTool,
+  deps: ToolDeps,
+  args: Record<string, unknown>,
+  call: ToolCall,
+): Promise<CallRun> {
+  const { presentation } = tool;
+  const { caller } = call;
+  const keyArgument = tool.idempotencyKeyArgument;
+  const key = keyArgument ? args[keyArgument] : undefined;
+  const started = await deps.backend.starts.run(
+    {
+      tool,
+      input: presentation.workflowInput(args, keyArgument),
+      arguments: args,
+      ...(tool.secretArguments ? { secretArguments: tool.secretArguments } : {}),
+      ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+      summary: presentation.summary(tool.name, args, caller.principal),
+    },
+    { ...caller, origin: requestOrigin(call.server, call.ctx) },
+  );
+  return {
+    workflowId: started.workflowId,
+    ...(started.createdAt ? { createdAt: started.createdAt } : {}),
+    round: 1,
+    ...(call.rounds?.responses ? { carried: call.rounds.responses } : {}),
+  };
+}
+
+/**
+ * The run outlasted the budget: a task for a request that takes tasks (it needs only the run's
+ * times when this call created it: tasks/get reports progress), else the start/poll answer, which
+ * carries progress and so describes the run and queries it.
+ */
+async function stillRunning(
+  tool: CatalogTool,
+  deps: ToolDeps,
+  call: ToolCall,
+  { args, run }: { args: Record<string, unknown>; run: CallRun },
+): Promise<ToolAnswer> {
+  const { workflowId, createdAt } = run;
+  const takesTasks = call.takesTasks && tool.taskSupport !== 'forbidden';
+  if (takesTasks && createdAt) {
+    const handle: ExecutionView = {
+      workflowId,
+      tool: tool.name,
+      createdAt,
+      lastUpdatedAt: createdAt,
+      arguments: args,
+      state: { status: 'running' },
+    };
+    return createTaskResult(handle, tool, deps.timing);
+  }
+  const progressQuery = takesTasks ? undefined : tool.progressQuery;
+  const now = await deps.backend.views.of(workflowId, call.caller, progressQuery ? { progressQuery } : {});
+  if (!now) throw new Error(`the run ${workflowId} was started but cannot be found`);
+  // It may have closed between the end of the budget and the describe: answer inline then.
+  if (now.state.status !== 'running') return startPollAnswer(now, tool, deps.timing);
+  return takesTasks ? createTaskResult(now, tool, deps.timing) : startPollAnswer(now, tool, deps.timing);
+}

@@ -1,0 +1,63 @@
+// What a caller may do to its own run: request its cancellation, or send it input on the tool's
+// input signal. An id that is not the caller's is not found, with no Temporal call.
+import type { InputResponses } from '../../workflows/mcp-contract.ts';
+import type { TemporalCalls } from './client.ts';
+import { isClosedMeanwhile } from './errors.ts';
+import type { Caller } from './run-memo.ts';
+import type { RunViews } from './view.ts';
+
+/** Input for a run: on which signal, and (with the tool's progress query) only what it asks now. */
+export interface InputDelivery {
+  signalName: string;
+  responses: InputResponses;
+  /** The tool's progress query: only answers to requests outstanding now are signalled. */
+  progressQuery?: string;
+}
+
+export class RunActions {
+  constructor(
+    private readonly calls: TemporalCalls,
+    private readonly views: RunViews,
+  ) {}
+
+  /**
+   * Requests cancellation; false when there is no such run for this caller (of the tool with
+   * `idPrefix`, when given). No-op once closed.
+   */
+  async cancel(workflowId: string, caller: Caller, idPrefix?: string): Promise<boolean> {
+    if (!this.views.owns(workflowId, caller, idPrefix)) return false;
+    const found = await this.views.owned(workflowId, caller);
+    if (!found) return false;
+    if (found.description.status.name !== 'RUNNING') return true;
+    try {
+      await this.calls.call(() => found.handle.cancel());
+    } catch (err) {
+      if (!isClosedMeanwhile(err)) throw err;
+    }
+    return true;
+  }
+
+  /** Sends input responses on the tool's input signal; false when there is no such run for this caller. */
+  async sendInput(workflowId: string, caller: Caller, input: InputDelivery): Promise<boolean> {
+    if (!this.views.owns(workflowId, caller)) return false;
+    const asked = input.progressQuery ? this.views.query(workflowId, input.progressQuery) : undefined;
+    const found = await this.views.owned(workflowId, caller);
+    if (!found) return false;
+    if (found.description.status.name !== 'RUNNING') return true;
+    let due = input.responses;
+    const answer = asked && (await asked);
+    // Keys the run does not ask for now (never asked, or answered before) never reach its history;
+    // when the query cannot be answered (no worker right now) the answers go as they are.
+    if (answer && 'progress' in answer) {
+      const outstanding = answer.progress.inputRequests ?? {};
+      due = Object.fromEntries(Object.entries(due).filter(([key]) => Object.hasOwn(outstanding, key)));
+      if (Object.keys(due).length === 0) return true;
+    }
+    try {
+      await this.calls.call(() => found.handle.signal(input.signalName, due));
+    } catch (err) {
+      if (!isClosedMeanwhile(err)) throw err;
+    }
+    return true;
+  }
+}

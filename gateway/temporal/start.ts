@@ -1,0 +1,204 @@
+// Starting a catalog tool's run: an unguessable task id that names its owner (or, with an
+// idempotency key, the id the key names), a slot of the running-task cap, and the start itself with
+// the memo, search attributes and Web UI texts the run carries. Everything a start does shares one
+// deadline, so an unreachable Temporal fails the call within the call timeout.
+import { createHmac } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { activeTraceCarrier, tracingEnabled } from '../shared/tracing.ts';
+import type { TemporalCalls } from './client.ts';
+import {
+  GRPC,
+  grpcCode,
+  IdempotencyConflictError,
+  isTemporalUnavailable,
+  StartRefusedError,
+  StartUnconfirmedError,
+} from './errors.ts';
+import { type Caller, MCP_PRINCIPAL, MCP_TOOL, type RunMemo, runDetails, runSummary } from './run-memo.ts';
+import type { RunningTaskSlots } from './slots.ts';
+import { differingArguments, keyedTaskId, newTaskId } from './task-ids.ts';
+import type { RunViews } from './view.ts';
+
+/** A run to start for a catalog tool. */
+export interface StartRequest {
+  tool: { name: string; idPrefix: string; workflow: string; taskQueue: string };
+  /** The workflow's single argument. */
+  input: unknown;
+  /** The tool arguments as validated (defaults applied), kept with the run. */
+  arguments: Record<string, unknown>;
+  /** Arguments the tool's schema marks `writeOnly` (secrets): kept with the run only as a keyed digest. */
+  secretArguments?: readonly string[];
+  /**
+   * Makes the start idempotent: the same (caller, tool, key) names the same run, which a retried
+   * start returns; the same key with other arguments is an invalid-params error.
+   */
+  idempotencyKey?: string;
+  /** One line for the Web UI. */
+  summary: string;
+}
+
+export interface StartedRun {
+  workflowId: string;
+  /** When this call created the run; absent when a keyed start answered a run already there. */
+  createdAt?: Date;
+}
+
+export interface StartDeps {
+  calls: TemporalCalls;
+  views: RunViews;
+  serverSecret: Buffer;
+  /** A key of the server secret: secret arguments are kept as digests under it. */
+  secretArgumentKey: Buffer;
+  slots?: RunningTaskSlots;
+}
+
+/** One start: the request, for whom, under which id, with the arguments as the memo keeps them. */
+interface RunToStart {
+  request: StartRequest;
+  caller: Caller;
+  workflowId: string;
+  kept: Record<string, unknown>;
+}
+
+export class RunStarts {
+  constructor(private readonly deps: StartDeps) {}
+
+  /** Starts a run; resolves once the start is durable. */
+  run(request: StartRequest, caller: Caller): Promise<StartedRun> {
+    const { calls } = this.deps;
+    return calls.sharingDeadline(calls.options.callTimeoutMs, () =>
+      request.idempotencyKey === undefined
+        ? this.fresh(request, caller)
+        : this.keyed(request, caller, request.idempotencyKey),
+    );
+  }
+
+  private async fresh(request: StartRequest, caller: Caller): Promise<StartedRun> {
+    const { serverSecret, slots } = this.deps;
+    const workflowId = newTaskId(serverSecret, caller.principal, request.tool.idPrefix);
+    const slot = await slots?.take(caller.principal, workflowId);
+    try {
+      const kept = this.keptArguments(request);
+      const started = await this.startRun({ request, caller, workflowId, kept });
+      if (slot) slots?.hold(workflowId, slot);
+      return started;
+    } catch (err) {
+      // Unconfirmed, the run may exist: its slot stays held (a full look frees it if not).
+      if (!isTemporalUnavailable(err)) {
+        if (slot) slots?.releaseLater(slot);
+        throw err;
+      }
+      return this.unconfirmed(workflowId, caller, err);
+    }
+  }
+
+  /**
+   * A start Temporal did not confirm in time may still have been committed: the run is looked for
+   * once (on a deadline of its own) and answered if it is there; otherwise the caller is told its
+   * id, never only "try again" (a retry without an idempotency key would start a second run).
+   */
+  private async unconfirmed(workflowId: string, caller: Caller, cause: unknown): Promise<StartedRun> {
+    const { calls, views } = this.deps;
+    const found = await calls.ownDeadline(() => views.owned(workflowId, caller)).catch(() => undefined);
+    if (found) return { workflowId };
+    throw new StartUnconfirmedError(workflowId, cause);
+  }
+
+  /**
+   * A start with an idempotency key: the key names the run (keyed task id), a retry answers the run
+   * already there (running or closed, no cap applies to answering it), and the same key with other
+   * arguments is refused.
+   */
+  private async keyed(request: StartRequest, caller: Caller, key: string): Promise<StartedRun> {
+    const { serverSecret, slots, views } = this.deps;
+    const workflowId = keyedTaskId(serverSecret, caller.principal, request.tool, key);
+    const kept = this.keptArguments(request);
+    const sameArguments = (run: { memo: RunMemo }) => {
+      const differing = differingArguments(run.memo.arguments ?? {}, kept);
+      if (differing.length > 0) throw new IdempotencyConflictError(key, request.tool.name, differing);
+    };
+    const existing = await views.owned(workflowId, caller);
+    if (existing) {
+      sameArguments(existing);
+      return { workflowId };
+    }
+    const slot = await slots?.take(caller.principal, workflowId);
+    try {
+      await this.startRun({ request, caller, workflowId, kept }, 'USE_EXISTING');
+    } catch (err) {
+      // A concurrent start with this key created the run and it closed meanwhile: answer that run.
+      if (slot) slots?.releaseLater(slot);
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    // A concurrent start with this key may have won with other arguments: check the run we got.
+    const started = await views.owned(workflowId, caller);
+    if (!started) throw new Error(`the run ${workflowId} was started but cannot be found`);
+    sameArguments(started);
+    return { workflowId };
+  }
+
+  /**
+   * Starts the run under `workflowId`. Temporal's refusal of what it was given is not "not found"
+   * but a start refused.
+   */
+  private async startRun(run: RunToStart, conflictPolicy?: 'USE_EXISTING'): Promise<StartedRun> {
+    const { request, caller, workflowId, kept } = run;
+    const { tool } = request;
+    const createdAt = new Date();
+    const memo: RunMemo = {
+      tool: tool.name,
+      createdAt: createdAt.toISOString(),
+      arguments: kept,
+      principal: caller.principal,
+      ...(caller.origin ? { origin: caller.origin } : {}),
+      // Later polls and pushes link to the start's trace (tracing on only).
+      ...(tracingEnabled() ? { trace: activeTraceCarrier() } : {}),
+    };
+    try {
+      await this.deps.calls.call(() =>
+        this.deps.calls.client.workflow.start(tool.workflow, {
+          workflowId,
+          taskQueue: tool.taskQueue,
+          args: [request.input],
+          memo: memo as unknown as Record<string, unknown>,
+          typedSearchAttributes: [
+            { key: MCP_TOOL, value: tool.name },
+            { key: MCP_PRINCIPAL, value: caller.principal },
+          ],
+          staticSummary: runSummary(request.summary),
+          staticDetails: runDetails({ ...memo, origin: caller.origin }),
+          // A keyed start: a running run with this id is returned as is, and a closed one is never
+          // replaced by a second run (the start fails and the existing run is answered instead).
+          ...(conflictPolicy
+            ? { workflowIdConflictPolicy: conflictPolicy, workflowIdReusePolicy: 'REJECT_DUPLICATE' as const }
+            : {}),
+        }),
+      );
+    } catch (err) {
+      if (grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new StartRefusedError(err);
+      throw err;
+    }
+    // With USE_EXISTING the run may be an older one: its creation time is not ours to tell.
+    return conflictPolicy ? { workflowId } : { workflowId, createdAt };
+  }
+
+  /**
+   * The arguments as the memo and the Web UI keep them: a secret one as a digest keyed by the server
+   * secret (a retry with the same key can still be compared, the value cannot be read or guessed).
+   */
+  private keptArguments(request: StartRequest): Record<string, unknown> {
+    const secrets = request.secretArguments ?? [];
+    if (!secrets.some((name) => name in request.arguments)) return request.arguments;
+    const kept = { ...request.arguments };
+    for (const name of secrets) {
+      if (!(name in kept)) continue;
+      const digest = createHmac('sha256', this.deps.secretArgumentKey)
+        .update(JSON.stringify(kept[name]))
+        .digest('hex')
+        .slice(0, 32);
+      kept[name] = `[secret hmac-sha256:${digest}]`;
+    }
+    return kept;
+  }
+}
+

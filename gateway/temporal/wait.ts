@@ -1,0 +1,166 @@
+// Waiting on a run's result: the one long poll (it returns the moment the run closes, no timer),
+// used by a call's bounded wait, by the watch behind pushed status, and by a view of a closed run.
+import { type Client, WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
+import { TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
+import { countOpen, taskWatches, type WaitOutcome as WaitEnd, waitSeconds } from '../shared/metrics.ts';
+import { annotateSpan, inSpan } from '../shared/tracing.ts';
+import { timed } from './client.ts';
+import { type ExecutionState, RESULT_TOO_LARGE, RESULT_TOO_LARGE_MESSAGE, TOO_LARGE_TERMINATION } from './run-state.ts';
+import type { RunningTaskSlots } from './slots.ts';
+
+/**
+ * The run's outcome once it has closed: its result, or the failure its result throws. Rejects when
+ * `signal` aborts first, or Temporal fails (or does not answer).
+ */
+export async function outcomeOf(client: Client, workflowId: string, signal?: AbortSignal): Promise<ExecutionState> {
+  const poll = () => timed('result-wait', () => client.workflow.getHandle(workflowId).result(), signal);
+  try {
+    return completedState(await (signal ? client.withAbortSignal(signal, poll) : poll()));
+  } catch (err) {
+    const state = stateFromResultError(err);
+    if (state) return state;
+    throw err;
+  }
+}
+
+// ---- what a closed run's outcome says ------------------------------------------------------------
+
+export function completedState(result: unknown): ExecutionState {
+  return { status: 'completed', result: result === undefined ? null : result };
+}
+
+function causes(err: Error | undefined): Error[] {
+  const chain: Error[] = [];
+  for (let e: unknown = err; e instanceof Error && chain.length < 20; e = (e as { cause?: unknown }).cause) {
+    chain.push(e);
+  }
+  return chain;
+}
+
+function failed(toolError: boolean, reason: string, message: string): ExecutionState {
+  return { status: 'failed', toolError, reason, message };
+}
+
+function suffix(message: string | undefined): string {
+  return message && message !== 'Workflow execution terminated' ? `: ${message}` : '';
+}
+
+/**
+ * Whether a termination was for a result too large: the gateway's own (a run stuck on it), or the
+ * history service's when a completion is over the blob size limit (it names no code, only this text).
+ */
+function terminatedForSize(message: string | undefined): boolean {
+  return message === TOO_LARGE_TERMINATION || /Result exceeds size limit/i.test(message ?? '');
+}
+
+/**
+ * The state a workflow ended in, from the error its result threw; undefined when the error is not a
+ * workflow outcome (Temporal unreachable, our own abort), so the caller can treat it as an error.
+ */
+export function stateFromResultError(err: unknown): ExecutionState | undefined {
+  if (!(err instanceof WorkflowFailedError)) return undefined;
+  const chain = causes(err.cause);
+  const first = chain[0];
+  if (first instanceof CancelledFailure) return { status: 'cancelled' };
+  if (first instanceof TerminatedFailure) {
+    if (terminatedForSize(first.message)) return failed(false, RESULT_TOO_LARGE, RESULT_TOO_LARGE_MESSAGE);
+    return failed(false, 'terminated', `was terminated${suffix(first.message)}`);
+  }
+  if (first instanceof TimeoutFailure) {
+    return failed(false, 'timed_out', `timed out${suffix(first.message)}`);
+  }
+  // A failure of the contract's type, the workflow's own or an activity's it let through: the tool
+  // answered with an error.
+  const toolError = chain.find((e) => e instanceof ApplicationFailure && e.type === TOOL_ERROR_TYPE);
+  if (toolError) return failed(true, TOOL_ERROR_TYPE, toolError.message);
+  const root = chain.at(-1);
+  return failed(false, 'failed', `failed: ${root?.message || err.message}`);
+}
+
+
+// ---- waiting ----------------------------------------------------------------------------------------
+
+/** How a bounded wait ended: the run closed (with its state), or it is still running. */
+export type WaitResult = { kind: 'closed'; state: ExecutionState } | { kind: 'running' };
+
+/** The abort reason of the gateway's stopping signal, so a wait it cuts short is counted as such. */
+export const SHUTDOWN = 'shutdown';
+
+/** What a bounded wait watches besides its budget. */
+export interface WaitSignals {
+  /** The caller left. */
+  gone?: AbortSignal;
+  /** The run asks for input, or the gateway stops (its reason is SHUTDOWN). */
+  interrupt?: AbortSignal;
+}
+
+export class RunWaits {
+  constructor(
+    private readonly client: Client,
+    /** The running-task cap, whose slot a run frees when a wait sees it close. */
+    private readonly slots?: RunningTaskSlots,
+  ) {}
+
+  /**
+   * Waits for the run to close, at most `budgetMs`, or until a signal aborts: resolves the moment it
+   * closes, or with `running` when the wait ends first. Leaves no wait behind; every wait is timed
+   * into the wait histogram with how it ended.
+   */
+  forResult(workflowId: string, budgetMs: number, signals: WaitSignals = {}): Promise<WaitResult> {
+    if (budgetMs <= 0 || signals.gone?.aborted || signals.interrupt?.aborted)
+      return Promise.resolve({ kind: 'running' });
+    return inSpan('wait budget', { 'mcp.task.id': workflowId, 'mcp.wait.budget_ms': budgetMs }, () =>
+      this.bounded(workflowId, budgetMs, signals),
+    );
+  }
+
+  private async bounded(workflowId: string, budgetMs: number, { gone, interrupt }: WaitSignals) {
+    const end = waitSeconds.startTimer();
+    // How the wait ended: on the wait histogram, and on the wait's span.
+    const ended = (how: WaitEnd) => {
+      end({ outcome: how });
+      annotateSpan({ 'mcp.wait.end': how });
+      this.slots?.waitEnded(workflowId, how === 'closed');
+    };
+    const budget = new AbortController();
+    const timer = setTimeout(() => budget.abort(new Error('wait budget spent')), budgetMs);
+    const onEnd = () => budget.abort(new Error('wait ended'));
+    gone?.addEventListener('abort', onEnd, { once: true });
+    interrupt?.addEventListener('abort', onEnd, { once: true });
+    try {
+      const state = await outcomeOf(this.client, workflowId, budget.signal);
+      ended('closed');
+      return { kind: 'closed', state } as const;
+    } catch (err) {
+      if (!budget.signal.aborted) {
+        ended('error');
+        throw err;
+      }
+      const why = interrupt?.reason === SHUTDOWN ? 'shutdown' : 'input_required';
+      ended(gone?.aborted ? 'caller_gone' : interrupt?.aborted ? why : 'budget_spent');
+      return { kind: 'running' } as const;
+    } finally {
+      clearTimeout(timer);
+      gone?.removeEventListener('abort', onEnd);
+      interrupt?.removeEventListener('abort', onEnd);
+    }
+  }
+
+  /**
+   * Resolves with the run's outcome the moment it closes (one long poll, no timer), or undefined
+   * when `signal` aborts first. The watch is counted while it is open.
+   */
+  async closed(workflowId: string, signal: AbortSignal): Promise<ExecutionState | undefined> {
+    if (signal.aborted) return undefined;
+    const done = countOpen(taskWatches);
+    try {
+      return await outcomeOf(this.client, workflowId, signal);
+    } catch (err) {
+      if (signal.aborted) return undefined;
+      throw err;
+    } finally {
+      done();
+    }
+  }
+}
