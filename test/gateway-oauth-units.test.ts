@@ -12,7 +12,7 @@ import { discoveryUrls, JwtAccessTokenVerifier, tokenScopes } from '../gateway/h
 import { OAuthResourceServer, ToolScopes } from '../gateway/http/oauth.ts';
 import { catalogTool, loadCatalogFile } from '../gateway/mcp/catalog.ts';
 import { loadSettings } from '../gateway/settings/index.ts';
-import { OAUTH_DEFAULTS, type OAuthSettings, oauthSettingsFromEnv } from '../gateway/settings/oauth.ts';
+import { OAUTH_DEFAULTS, type OAuthSettings, oauthSettingsFromEnv } from '../gateway/http/oauth-settings.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oauth-units-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

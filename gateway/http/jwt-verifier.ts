@@ -15,7 +15,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type * as Jose from 'jose';
 import type { JWTPayload } from 'jose';
-import { type OAuthSettings, oauthPrincipal } from '../settings/oauth.ts';
+import { type OAuthSettings, oauthPrincipal } from './oauth-settings.ts';
 import { isLoopback } from './loopback.ts';
 
 type JoseErrors = typeof Jose.errors;

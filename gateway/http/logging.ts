@@ -6,11 +6,12 @@
 // - Secrets: authorization and cookie headers, and any `token`/`apiKey`/`secret`/`password` field,
 //   are redacted; bearer tokens and token-like query parameters are scrubbed from messages, URLs
 //   and errors. The request serializer logs a few MCP headers, never the Authorization header.
-// - Task ids: mcp-endpoint.ts binds the task a request is about to its logger, so every line
-//   about a task carries `taskId`.
+// - Task ids: the task a request is about is bound to its logger (from its Mcp-Name header when it
+//   names a task, else from its body), so every line about a task carries `taskId`.
 import type { IncomingMessage } from 'node:http';
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { type DestinationStream, destination } from 'pino';
+import { envelopeOf } from '../shared/envelope.ts';
 import { readableLogStream } from './log-format.ts';
 
 const MAX_ID_LENGTH = 200;
@@ -119,4 +120,59 @@ export function logFormat(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): LogForm
 export function logDestination(format: LogFormat, colorize?: boolean): DestinationStream {
   if (format === 'json') return destination({ dest: 1, sync: false });
   return readableLogStream(destination({ dest: 1, sync: true }), colorize);
+}
+
+// ---- the task a request is about, on its log lines -------------------------------------------------
+
+const TASK_ID = Symbol('taskId');
+
+function cleanId(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value.slice(0, MAX_ID_LENGTH) : undefined;
+}
+
+/** The task a tasks/* request names in its Mcp-Name header (2026-07-28 requests carry it). */
+function taskIdFromHeaders(raw: IncomingMessage): string | undefined {
+  const method = raw.headers['mcp-method'];
+  const name = raw.headers['mcp-name'];
+  return typeof method === 'string' && method.startsWith('tasks/') ? cleanId(name) : undefined;
+}
+
+/** The task or run a JSON-RPC request body names: tasks/*'s taskId, a tool's workflow_id. */
+export function taskIdFromBody(body: unknown): string | undefined {
+  const { taskId, workflowId } = envelopeOf(body);
+  return cleanId(taskId ?? workflowId);
+}
+
+/** Fastify's per-request child logger, bound to the task a tasks/* request names in its headers. */
+export const childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
+  logger,
+  bindings,
+  options,
+  raw,
+) => {
+  const taskId = taskIdFromHeaders(raw);
+  const child = logger.child(taskId ? { ...bindings, taskId } : bindings, options);
+  if (taskId) (raw as unknown as Record<symbol, string>)[TASK_ID] = taskId;
+  return child;
+};
+
+/** Binds `taskId` to the request's logger (request.log and reply.log), once per request. */
+export function bindTask(request: FastifyRequest, reply: FastifyReply, taskId: string | undefined) {
+  const id = cleanId(taskId);
+  const raw = request.raw as unknown as Record<symbol, string | undefined>;
+  if (id && raw[TASK_ID] === undefined) {
+    raw[TASK_ID] = id;
+    const child = request.log.child({ taskId: id });
+    request.log = child;
+    reply.log = child;
+  }
+  return request.log;
+}
+
+/**
+ * preHandler hook (the body is parsed by then): binds the task the request's body names, so the
+ * request's later lines (a refusal, the handler's lines, "request completed") carry it.
+ */
+export async function bindTaskFromBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  bindTask(request, reply, taskIdFromBody(request.body));
 }

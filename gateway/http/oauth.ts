@@ -24,7 +24,7 @@ import {
   insufficientScope,
   unauthorized,
 } from '../mcp/errors.ts';
-import type { OAuthSettings } from '../settings/oauth.ts';
+import type { OAuthSettings } from './oauth-settings.ts';
 import { taskIdPrefix } from '../temporal/task-ids.ts';
 import { AuthorizationServerUnavailable, JwtAccessTokenVerifier } from './jwt-verifier.ts';
 

@@ -7,7 +7,7 @@ import * as z from 'zod/v4';
 import { createOnce } from '../../common/create-once.ts';
 import { checked, nameValueList, parseSettings, text } from '../../common/settings.ts';
 import { isLoopback } from '../http/loopback.ts';
-import { PRINCIPAL_PATTERN, parseScopes } from './oauth.ts';
+import { PRINCIPAL_PATTERN, parseScopes } from '../http/oauth-settings.ts';
 
 export { PRINCIPAL_PATTERN };
 export const MIN_TOKEN_LENGTH = 16;

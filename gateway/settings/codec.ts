@@ -6,7 +6,7 @@ import { codecFromEnv } from '../../common/codec-settings.ts';
 import type { EncryptionCodec } from '../../common/payload-codec.ts';
 import { boolean, checked, parseSettings, setting } from '../../common/settings.ts';
 import type { CodecServerSettings } from '../http/codec-endpoint.ts';
-import { PRINCIPAL_PATTERN } from './oauth.ts';
+import { PRINCIPAL_PATTERN } from '../http/oauth-settings.ts';
 
 export interface CodecSettings {
   /** The payload codec of the Temporal client (MCP_CODEC_KEYS); absent: payloads in clear. */

@@ -15,7 +15,7 @@ import { loadTools, toolsFileFromEnv } from './catalog.ts';
 import { type CodecSettings, codecSettingsFromEnv } from './codec.ts';
 import { type LimitSettings, limitsFromEnv } from './limits.ts';
 import { assertSafeBind, type ListenSettings, listenFromEnv } from './listen.ts';
-import { type OAuthSettings, oauthSettingsFromEnv } from './oauth.ts';
+import { type OAuthSettings, oauthSettingsFromEnv } from '../http/oauth-settings.ts';
 import { type PollingSettings, pollingFromEnv } from './polling.ts';
 import { type TraceSettings, traceFromEnv } from './tracing.ts';
 

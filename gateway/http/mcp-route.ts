@@ -1,0 +1,182 @@
+// POST /mcp, from the socket to the MCP layer and back: MCP over Streamable HTTP, stateless, both
+// protocol eras (2026-07-28 and the 2025 stateless fallback). In order, for every request and every
+// method (subscriptions/listen included):
+//   1. who is calling (bearer-auth.ts), when callers authenticate;
+//   2. what it may do: per-tool OAuth scopes (oauth.ts), the poll rate limit (poll-limit.ts), when
+//      configured; the body parsed with a nesting limit (json-body.ts);
+//   3. its SEP-2243 headers against its body (request-headers.ts): a 2026-07-28 request missing a
+//      required one, or whose Mcp-Param-* headers miss or disagree with its arguments, is refused
+//      with 400 / -32020 (a header that names something else is refused by the SDK);
+//   4. the MCP layer serves it (mcp/handler.ts), with the request's logger bound to the task it is
+//      about (logging.ts), so its lines (and "request completed") carry the task id;
+//   5. the answer written: JSON in one piece with its Content-Length, an event stream piped as it
+//      comes. When the client goes away first, the request's signal aborts, so a tool call waiting
+//      for its run stops waiting.
+// Refusals here (and of bodies Fastify cannot read, refused-bodies.ts) are JSON-RPC errors built by
+// mcp/errors.ts.
+import type { ServerResponse } from 'node:http';
+import { toWebRequest } from '@modelcontextprotocol/node';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { McpHandler } from '../mcp/handler.ts';
+import { errorBody, HEADER_MISMATCH, internalError } from '../mcp/errors.ts';
+import { withRequestLog } from '../mcp/observe.ts';
+import type { ParamHeader } from '../mcp/schemas.ts';
+import { requestIdOf } from '../shared/envelope.ts';
+import { type Authentication, authenticatedIdentity, authInfoFor, bearerAuth, principalOf, sendJson, sendRefusal } from './bearer-auth.ts';
+import { limitJsonDepth } from './json-body.ts';
+import { bindTask, bindTaskFromBody } from './logging.ts';
+import type { ToolScopes } from './oauth.ts';
+import { PollRateLimiter, type PollRateLimitOptions, pollRateLimit } from './poll-limit.ts';
+import { refusedBodyHandler } from './refused-bodies.ts';
+import { judgeRequestHeaders } from './request-headers.ts';
+import { traceRequest } from './request-tracing.ts';
+
+export interface McpRouteOptions {
+  mcp: McpHandler;
+  auth: Authentication;
+  /** Scopes per catalog tool (checked for OAuth tokens only); absent: none to check. */
+  toolScopes?: ToolScopes;
+  /** Largest request body (413 above it). */
+  bodyLimitBytes: number;
+  /** Polls of one task closer together than `minIntervalMs` are refused with 429; absent: no limit. */
+  pollLimit?: Omit<PollRateLimitOptions, 'principalOf'> & { minIntervalMs: number };
+  /** A served tool's Mcp-Param-* declarations, by name. */
+  paramHeadersOf: (tool: string) => readonly ParamHeader[] | undefined;
+  onError?: (error: Error) => void;
+}
+
+/** Answers 400 / -32020 when the request's headers fail the SEP-2243 rules; else adds what they allow. */
+function checkHeaders(request: FastifyRequest, reply: FastifyReply, options: McpRouteOptions): boolean {
+  const verdict = judgeRequestHeaders({
+    httpMethod: request.method,
+    headers: request.raw.headers,
+    body: request.body,
+    paramHeadersOf: options.paramHeadersOf,
+  });
+  if (verdict.ok) {
+    Object.assign(request.raw.headers, verdict.add);
+    return true;
+  }
+  const { message, data } = verdict.refusal;
+  sendJson(reply, 400, errorBody(requestIdOf(request.body), HEADER_MISMATCH, message, data));
+  return false;
+}
+
+/**
+ * Pipes an event stream to the client until it ends or the client goes away; then the stream is
+ * cancelled at once (its source stops), not at its next frame.
+ */
+async function pipeEventStream(
+  body: ReadableStream<Uint8Array>,
+  res: ServerResponse,
+  signal: AbortSignal,
+): Promise<void> {
+  const reader = body.getReader();
+  const stop = () => void reader.cancel().catch(() => {});
+  signal.addEventListener('abort', stop, { once: true });
+  const closed = new Promise<void>((resolve) =>
+    signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || signal.aborted) break;
+      if (!res.write(value))
+        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+    }
+  } catch {
+    // The stream ended under us (the client left): nothing more to write.
+  } finally {
+    signal.removeEventListener('abort', stop);
+    if (signal.aborted) stop();
+  }
+}
+
+/**
+ * Writes the web Response `produce` makes onto the Node.js response. (The SDK's Node adapter
+ * streams every body chunked: a JSON answer then leaves in two writes, and the client wakes up
+ * twice for it.) `signal` aborts when the client goes away before the answer is complete.
+ */
+export async function writeResponse(
+  res: ServerResponse,
+  produce: (signal: AbortSignal) => Promise<Response>,
+  parsedBody: unknown,
+  onError?: (error: Error) => void,
+): Promise<void> {
+  let answered = false;
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!answered) gone.abort();
+  });
+  let response: Response;
+  try {
+    response = await produce(gone.signal);
+  } catch (err) {
+    onError?.(err instanceof Error ? err : new Error(String(err)));
+    response = Response.json(internalError(requestIdOf(parsedBody)), { status: 500 });
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  if (response.body === null || !(headers['content-type'] ?? '').includes('text/event-stream')) {
+    const body = response.body === null ? undefined : Buffer.from(await response.arrayBuffer());
+    if (body) headers['content-length'] = String(body.length);
+    answered = true;
+    res.writeHead(response.status, headers).end(body);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  await pipeEventStream(response.body, res, gone.signal);
+  answered = true;
+  res.end();
+}
+
+/** The hooks of /mcp, in order: who is calling, the task on its log, its scopes, its poll rate. */
+function admission(app: Parameters<FastifyPluginAsync>[0], options: McpRouteOptions): void {
+  const { auth, toolScopes, pollLimit } = options;
+  // Hooks of this plugin apply to /mcp only: /healthz and /readyz stay open for probes.
+  if (auth.tokens.size > 0 || auth.oauth) app.addHook('onRequest', bearerAuth(auth));
+  app.addHook('preHandler', bindTaskFromBody);
+  if (auth.oauth && toolScopes && !toolScopes.empty) {
+    app.addHook('preHandler', toolScopes.hook(auth.oauth, authenticatedIdentity, sendRefusal));
+  }
+  if (pollLimit) {
+    const { minIntervalMs, ...rest } = pollLimit;
+    const principal = (request: FastifyRequest) => principalOf(request.raw);
+    app.addHook('preHandler', pollRateLimit(new PollRateLimiter(minIntervalMs), { ...rest, principalOf: principal }));
+  }
+}
+
+export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options) => {
+  // Streams end and waiting calls answer before the server waits for its connections to close.
+  app.addHook('preClose', async () => options.mcp.drain());
+  app.addHook('onClose', async () => options.mcp.close());
+  admission(app, options);
+  limitJsonDepth(app);
+  app.setErrorHandler(refusedBodyHandler(options.bodyLimitBytes));
+  app.all('/mcp', { bodyLimit: options.bodyLimitBytes }, async (request, reply) => {
+    if (!checkHeaders(request, reply, options)) return reply;
+    reply.hijack();
+    const principal = principalOf(request.raw);
+    const authInfo = authInfoFor(principal);
+    const parsedBody = request.body;
+    await traceRequest(request, reply, principal, (decorate) => {
+      const log = { bindTask: (taskId: string | undefined) => bindTask(request, reply, taskId) };
+      return withRequestLog(log, () =>
+        writeResponse(
+          reply.raw,
+          async (gone) =>
+            decorate(
+              await options.mcp.fetch({
+                request: await toWebRequest(request.raw, parsedBody, { signal: gone }),
+                authInfo,
+                parsedBody,
+                gone,
+              }),
+            ),
+          parsedBody,
+          options.onError,
+        ),
+      );
+    });
+  });
+};
