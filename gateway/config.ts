@@ -13,7 +13,8 @@ import type { AppSettings } from './http/app.ts';
 import { isLoopback } from './http/loopback.ts';
 import type { AuthTokens } from './http/mcp-endpoint.ts';
 import { oauthSettingsFromEnv, PRINCIPAL_PATTERN, parseScopes } from './http/oauth-settings.ts';
-import { type CatalogTool, catalogTool, loadCatalogFile } from './mcp/catalog.ts';
+import { type CatalogTool, catalogTool } from './mcp/catalog.ts';
+import { loadCatalogFile } from './mcp/catalog-file.ts';
 import type { PollPacing } from './mcp/poll-pacing.ts';
 import type { BackendOptions } from './temporal/backend.ts';
 

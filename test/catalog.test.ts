@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gatewayConfig } from '../gateway/config.ts';
-import { Catalog, defaultCompanions, loadCatalogFile } from '../gateway/mcp/catalog.ts';
+import { Catalog, defaultCompanions } from '../gateway/mcp/catalog.ts';
+import { loadCatalogFile } from '../gateway/mcp/catalog-file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

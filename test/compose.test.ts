@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { DEFAULT_TASK_QUEUE } from '../common/temporal-env.ts';
 import { gatewayConfig } from '../gateway/config.ts';
-import { loadCatalogFile } from '../gateway/mcp/catalog.ts';
+import { loadCatalogFile } from '../gateway/mcp/catalog-file.ts';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { NAMESPACE_RETENTION } from '../launcher/cluster/cluster.ts';
 import {

@@ -12,7 +12,8 @@ import { gatewayConfig } from '../gateway/config.ts';
 import { discoveryUrls, JwtAccessTokenVerifier, tokenScopes } from '../gateway/http/jwt-verifier.ts';
 import { OAuthResourceServer, ToolScopes } from '../gateway/http/oauth.ts';
 import { OAUTH_DEFAULTS, type OAuthSettings, oauthSettingsFromEnv } from '../gateway/http/oauth-settings.ts';
-import { catalogTool, loadCatalogFile } from '../gateway/mcp/catalog.ts';
+import { catalogTool } from '../gateway/mcp/catalog.ts';
+import { loadCatalogFile } from '../gateway/mcp/catalog-file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oauth-units-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
