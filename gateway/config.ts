@@ -8,13 +8,12 @@ import { artifactStoreSettings } from '../common/artifact-store.ts';
 import { codecFromEnv } from '../common/codec-settings.ts';
 import { integerSetting as integer, nameValueEntries } from '../common/settings.ts';
 import { type TemporalEnv, temporalEnv } from '../common/temporal-env.ts';
-import { miningEntry } from '../workflows/mining/tool.ts';
 import type { AppSettings } from './http/app.ts';
 import { isLoopback } from './http/loopback.ts';
 import type { AuthTokens } from './http/mcp-endpoint.ts';
 import { oauthSettingsFromEnv, PRINCIPAL_PATTERN, parseScopes } from './http/oauth-settings.ts';
-import { type CatalogTool, catalogTool } from './mcp/catalog.ts';
-import { loadCatalogFile } from './mcp/catalog-file.ts';
+import type { CatalogTool } from './mcp/catalog.ts';
+import { loadCatalog } from './mcp/catalog-file.ts';
 import type { PollPacing } from './mcp/poll-pacing.ts';
 import type { BackendOptions } from './temporal/backend.ts';
 
@@ -298,10 +297,8 @@ export async function gatewayConfig(env: NodeJS.ProcessEnv = process.env): Promi
   const temporal = temporalEnv(env);
   const toolsFile = env.MCP_TOOLS_FILE?.trim() || undefined;
   const catalogDefaults = { taskQueue: temporal.taskQueue, waitBudgetMs };
-  // The built-in catalog is the mining entry, read like any catalog entry.
-  const tools = toolsFile
-    ? await loadCatalogFile(toolsFile, catalogDefaults, env)
-    : [catalogTool(miningEntry(env), catalogDefaults)];
+  // Unset: the built-in catalog (the mining entry), found and read like any catalog.
+  const tools = await loadCatalog(toolsFile, catalogDefaults, env);
   return {
     host,
     port: integer(env, 'MCP_PORT', DEFAULTS.port, 0, 65_535),

@@ -1,13 +1,13 @@
 // Tool argument schemas, task ids, capability detection and configuration.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { DEFAULT_BLOCKS, DEFAULT_DIFFICULTY, mineChainInput, miningTool } from '../catalog/mining/entry.ts';
 import { DEFAULTS, gatewayConfig } from '../gateway/config.ts';
 import { declaresTasksExtension } from '../gateway/mcp/answers.ts';
 import { inputResponsesSchema } from '../gateway/mcp/server.ts';
 import { validated, workflowIdArgs } from '../gateway/mcp/tools.ts';
 import { isOwnedBy, newTaskId, taskIdPrefix } from '../gateway/temporal/runs.ts';
 import { LIMITS } from '../workflows/mining/bounds.ts';
-import { DEFAULT_BLOCKS, DEFAULT_DIFFICULTY, mineChainInput, miningTool } from '../workflows/mining/tool.ts';
 
 const mining = miningTool({ taskQueue: 'q', waitBudgetMs: 1_000 });
 const check = (args: unknown) => validated<Record<string, unknown>>(mining.validateArguments, args);

@@ -1,9 +1,9 @@
 // Sample execution views for the gateway's pure mapping tests.
 
 import { GENESIS_HASH } from '../../activities/pow/genesis.ts';
+import { miningTool } from '../../catalog/mining/entry.ts';
 import { catalogTool } from '../../gateway/mcp/catalog.ts';
 import type { ExecutionState, ExecutionView } from '../../gateway/temporal/runs.ts';
-import { miningTool } from '../../workflows/mining/tool.ts';
 import type { ChainResult, InputRequest } from '../../workflows/mining/types.ts';
 
 export const CREATED = new Date('2026-11-30T10:00:00.000Z');
