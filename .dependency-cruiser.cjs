@@ -1,6 +1,9 @@
 // The layering `npm run lint` holds the code to (dependency-cruiser). Inside the gateway, imports
-// point down only: http → mcp → temporal → shared; settings/ and main.ts sit on top. The generic
-// gateway does not know the demo, and workflow code loads nothing that is not deterministic.
+// point down only: http → mcp → temporal → shared; settings/, app.ts and main.ts sit on top. The
+// generic gateway does not know the demo: catalog entries (catalog/) reach the gateway through
+// gateway/hooks.ts alone, and the gateway finds a catalog by its path, never by an import. Workflow
+// and activity code import no gateway code, and workflow code loads nothing that is not
+// deterministic. No rule has an exemption.
 const LAYERS = '^gateway/(http|mcp|temporal|shared)/';
 
 module.exports = {
@@ -36,37 +39,49 @@ module.exports = {
     {
       name: 'layers-below-the-entry',
       severity: 'error',
-      comment:
-        'settings/ and main.ts compose the layers; no layer imports them (but the OAuth settings type, ' +
-        'which the HTTP layer checks tokens by).',
+      comment: 'settings/, app.ts, hooks.ts and main.ts compose the layers; no layer imports them.',
       from: { path: LAYERS },
-      to: { path: '^gateway/(main\\.ts$|settings/)', pathNot: '^gateway/settings/oauth\\.ts$' },
+      to: { path: '^gateway/((main|app|hooks)\\.ts$|settings/)' },
     },
     {
       name: 'gateway-does-not-know-the-demo',
       severity: 'error',
       comment:
-        'Mining is a catalog entry (workflows/mining/); only settings/catalog.ts names it, as the built-in catalog.',
-      from: { path: LAYERS },
-      to: { path: '^(workflows/mining|activities)/' },
+        'The gateway imports no catalog (it loads one by path), no workflow of the demo and no activity.',
+      from: { path: '^gateway/' },
+      to: { path: '^(catalog|workflows/mining|activities)/' },
+    },
+    {
+      name: 'catalog-entries-use-the-hooks-module',
+      severity: 'error',
+      comment: 'A catalog entry imports one module of the gateway: gateway/hooks.ts, its public surface.',
+      from: { path: '^catalog/' },
+      to: { path: '^gateway/', pathNot: '^gateway/hooks\\.ts$' },
+    },
+    {
+      name: 'workers-do-not-know-the-gateway',
+      severity: 'error',
+      comment:
+        'Workflow and activity code import nothing from the gateway (types included) nor from a catalog.',
+      from: { path: '^(workflows|activities)/' },
+      to: { path: '^(gateway|catalog)/' },
     },
     {
       name: 'workflow-code-is-deterministic',
       severity: 'error',
       comment:
-        'What the worker bundles (workflows/, but the mining catalog entry the gateway reads) imports no ' +
-        'Node.js module, gateway code or activity code (types and the import-free genesis hash aside).',
-      from: { path: '^workflows/', pathNot: '^workflows/mining/(tool|presentation)\\.ts$' },
+        'What the worker bundles (workflows/) imports no Node.js module, gateway code or activity code ' +
+        '(types aside).',
+      from: { path: '^workflows/' },
       to: {
-        pathNot: '^activities/pow/genesis\\.ts$',
-        path: '^(gateway|activities|common|launcher|client)/|^node:',
+        path: '^(gateway|catalog|activities|common|launcher|client)/|^node:',
         dependencyTypesNot: ['type-only'],
       },
     },
     {
       name: 'workflow-code-loads-no-node-module',
       severity: 'error',
-      from: { path: '^workflows/', pathNot: '^workflows/mining/(tool|presentation)\\.ts$' },
+      from: { path: '^workflows/' },
       to: { dependencyTypes: ['core'] },
     },
   ],

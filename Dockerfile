@@ -4,8 +4,8 @@
 ARG NODE_VERSION=26
 
 # Build stage: all dependencies, the prebuilt workflow bundle (workers start without webpack), the
-# compiled gateway (plain node, no TypeScript loader) and the native miner core (the C compiler
-# stays in this stage).
+# compiled gateway (plain node, no TypeScript loader) with the built-in catalog compiled beside it,
+# and the native miner core (the C compiler stays in this stage).
 FROM node:${NODE_VERSION}-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
@@ -17,6 +17,7 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker
 COPY gateway ./gateway
+COPY catalog ./catalog
 COPY scripts ./scripts
 # The native core is optional (no headers, no compiler, or a CPU other than x64: the miner uses
 # its WebAssembly core), so its folder may stay empty; the runtime stage copies it either way.
@@ -38,6 +39,8 @@ COPY scripts/worker-healthcheck.ts ./scripts/worker-healthcheck.ts
 COPY --from=build /app/dist/workflow-bundle.js ./dist/workflow-bundle.js
 COPY --from=build /app/dist/native ./dist/native
 COPY --from=build /app/dist/gateway.mjs ./dist/gateway.mjs
+# The built-in catalog (MCP_TOOLS_FILE unset), which the compiled gateway loads from beside itself.
+COPY --from=build /app/dist/built-in-catalog.mjs ./dist/built-in-catalog.mjs
 ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js
 # Logs are JSON lines for the log collector, even when the container runs with a terminal (-t).
 ENV LOG_FORMAT=json

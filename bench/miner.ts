@@ -12,10 +12,10 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { blockHeader, fastCoreName, NonceScanner, writeNonce } from '../activities/pow/block.ts';
-import { GENESIS_HASH } from '../activities/pow/genesis.ts';
 import { availableCores, type Core } from '../activities/pow/miner-cores.ts';
 import { NoncePool } from '../activities/pow/nonce-pool.ts';
 import { difficultyMasks, scanTail, tailContext } from '../activities/pow/sha256-midstate.ts';
+import { GENESIS_HASH } from '../workflows/mining/genesis.ts';
 
 const ROUNDS = 3;
 const SECONDS = 2;

@@ -8,11 +8,10 @@
 // Sides rotate order on every round, so a slow moment of the machine falls on all of them.
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { ANONYMOUS } from '../gateway/mcp/server.ts';
-import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal/run-memo.ts';
-import { type RunMemo, runDetails } from '../gateway/temporal/run-memo.ts';
+import { MINING_ID_PREFIX, miningTool } from '../catalog/mining/entry.ts';
+import { ANONYMOUS } from '../gateway/mcp/handler.ts';
+import { MCP_PRINCIPAL, MCP_TOOL, type RunMemo, runDetails } from '../gateway/temporal/run-memo.ts';
 import { PROTOCOL_VERSION, rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
-import { MINING_ID_PREFIX, miningTool } from '../workflows/mining/tool.ts';
 import {
   MINE_CHAIN_WORKFLOW,
   type MineChainInput,

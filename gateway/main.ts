@@ -2,12 +2,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describeCodec } from '../common/codec-settings.ts';
 import { startTracing, traceDestination } from '../common/tracing.ts';
-import { buildApp } from './http/app.ts';
+import { buildApp } from './app.ts';
 import { logDestination, logFormat } from './http/logging.ts';
 import { loadServerSecret } from './server-secret.ts';
 import { backendOptions, budgetWarnings, loadSettings } from './settings/index.ts';
 import { enableTracing } from './shared/tracing.ts';
-import { createTemporalClient, TemporalBackend } from './temporal/backend.ts';
+import { TemporalBackend } from './temporal/backend.ts';
+import { createTemporalClient } from './temporal/client.ts';
 
 /** Settings that must be right before anything listens: a bad one stops the start with its reason. */
 async function startupSettings() {

@@ -96,8 +96,16 @@ function modernRequest(method: string, params: Record<string, unknown>, capabili
 async function post(request: { headers: Record<string, string>; body: string }) {
   const response = await fetch(url, { method: 'POST', ...request });
   const text = await response.text();
-  const data = text.startsWith('{') ? text : (text.split('\n').filter((l) => l.startsWith('data:')).at(-1) ?? '');
-  const message = JSON.parse(data.replace(/^data:/, '')) as { result?: Record<string, unknown>; error?: unknown };
+  const data = text.startsWith('{')
+    ? text
+    : (text
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .at(-1) ?? '');
+  const message = JSON.parse(data.replace(/^data:/, '')) as {
+    result?: Record<string, unknown>;
+    error?: unknown;
+  };
   if (!message.result) throw new Error(`${response.status} ${text.slice(0, 300)}`);
   return message.result;
 }
@@ -130,11 +138,7 @@ const getTask = (taskId: string) => post(modernRequest('tasks/get', { taskId }, 
 /** Opens a listen stream for the task and reads until its acknowledgement; then closes it. */
 async function listen(taskId: string) {
   const gone = new AbortController();
-  const request = modernRequest(
-    'subscriptions/listen',
-    { notifications: { taskIds: [taskId] } },
-    TASKS,
-  );
+  const request = modernRequest('subscriptions/listen', { notifications: { taskIds: [taskId] } }, TASKS);
   const response = await fetch(url, { method: 'POST', ...request, signal: gone.signal });
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   let seen = '';

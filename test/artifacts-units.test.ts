@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { artifactStoreSettings, LocalArtifactStore } from '../common/artifact-store.ts';
-import { genericPresentation, startPollJson, toolResult } from '../gateway/mcp/answers.ts';
 import {
   artifactReferences,
   artifactUri,
@@ -15,6 +14,8 @@ import {
   isExpired,
   parseArtifactUri,
 } from '../gateway/mcp/artifacts.ts';
+import { genericPresentation } from '../gateway/mcp/presentation.ts';
+import { startPollJson, toolResult } from '../gateway/mcp/start-poll.ts';
 import type { ArtifactReference } from '../workflows/mcp-contract.ts';
 
 const REF: ArtifactReference = {

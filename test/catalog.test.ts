@@ -1,11 +1,19 @@
-// The catalog file: what a good one becomes, and how a bad one stops the gateway (file, entry, field).
+// The catalog file: what a good one becomes, and how a bad one stops the gateway (file, entry, field);
+// a catalog module, and the built-in catalog, which is one.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Catalog, defaultCompanions, loadCatalogFile } from '../gateway/mcp/catalog.ts';
+import { Catalog, defaultCompanions } from '../gateway/mcp/catalog.ts';
+import {
+  builtInCatalogPath,
+  loadCatalog,
+  loadCatalogFile,
+  loadCatalogModule,
+} from '../gateway/mcp/catalog-file.ts';
+import { BUILT_IN_CATALOG, BUILT_IN_CATALOG_COMPILED } from '../gateway/runtime-flags.ts';
 import { loadSettings } from '../gateway/settings/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
@@ -210,6 +218,82 @@ describe('a bad catalog names the file, the entry and the field', () => {
       await assert.rejects(loadSettings({ MCP_TOOLS_FILE: p }), /^Error: MCP_TOOLS_FILE/);
     });
   }
+});
+
+describe('a catalog module', () => {
+  test('its `tools`, a function of the environment: hooks given as objects or named as modules', async () => {
+    file('module-hooks.mjs', 'export const hooks = { noun: "digest" };\n');
+    const path = file(
+      'tools.mjs',
+      'export const tools = (env) => [\n' +
+        `  { ...${JSON.stringify(entry())}, hooks: { summary: (tool) => tool + " in " + env.REPORT_REGION } },\n` +
+        `  { ...${JSON.stringify(entry({ name: 'start_digest' }))}, hooks: './module-hooks.mjs' },\n` +
+        '];\n',
+    );
+    const [report, digest] = await loadCatalog(path, defaults, { REPORT_REGION: 'eu' });
+    assert.equal(report?.presentation.summary('start_report', {}, 'bob'), 'start_report in eu');
+    assert.equal(report?.presentation.noun, 'run');
+    assert.equal(report?.taskQueue, 'default-queue');
+    assert.equal(digest?.presentation.noun, 'digest');
+    assert.deepEqual(
+      (await loadSettings({ MCP_TOOLS_FILE: path })).tools.map((t) => t.name),
+      ['start_report', 'start_digest'],
+    );
+  });
+
+  test('is checked as a file is, naming the module, the entry and the field', async () => {
+    const cases: [string, RegExp][] = [
+      ['export const other = 1;\n', /\): exports no `tools` array or function$/],
+      ['export const tools = [];\n', /\): tools: must NOT have fewer than 1 items$/],
+      [
+        `export const tools = [{ ...${JSON.stringify(entry())}, workflowType: "x" }];\n`,
+        /\): tools\[0\] \(start_report\): workflowType: is not an allowed field$/,
+      ],
+      [
+        `export const tools = [{ ...${JSON.stringify(entry())}, inputSchema: { type: "string" } }];\n`,
+        /tools\[0\] \(start_report\): inputSchema: must have "type": "object"/,
+      ],
+      ['export const tools = () => { throw new Error("REPORT_REGION is not set"); };\n', /^REPORT_REGION/],
+      ['syntax error (\n', /\): cannot load it: /],
+    ];
+    for (const [index, [text, reason]] of cases.entries()) {
+      const path = file(`bad-${index}.mjs`, text);
+      await assert.rejects(loadCatalogModule(path, defaults, {}), (err: Error) => {
+        assert.match(err.message, reason);
+        if (index < 4) assert.ok(err.message.startsWith(`MCP_TOOLS_FILE (${path}): `), err.message);
+        return true;
+      });
+    }
+  });
+});
+
+describe('the built-in catalog', () => {
+  test('a catalog module found by path: from the sources in the repository, compiled beside the bundle', () => {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    assert.equal(relative(root, builtInCatalogPath()), BUILT_IN_CATALOG);
+    assert.equal(
+      builtInCatalogPath('file:///app/dist/gateway.mjs'),
+      join('/app/dist', BUILT_IN_CATALOG_COMPILED),
+    );
+  });
+
+  test('start_mining, its approval policy from the environment it is given', async () => {
+    const [mining] = await loadCatalog(undefined, defaults, { MCP_APPROVAL_THRESHOLD_HASHES: '1000' });
+    assert.equal(mining?.name, 'start_mining');
+    assert.equal(mining?.taskQueue, 'default-queue');
+    assert.deepEqual(mining?.workflow, 'mineChain');
+    assert.deepEqual(mining?.presentation.workflowInput({ difficulty: 10, blocks: 1 }), {
+      difficulty: 10,
+      blocks: 1,
+      data: '',
+      requireApproval: true,
+      approvalTimeoutMs: 60 * 60 * 1000,
+    });
+    await assert.rejects(
+      loadCatalog(undefined, defaults, { MCP_APPROVAL_TIMEOUT_MS: 'soon' }),
+      /^Error: MCP_APPROVAL_TIMEOUT_MS must be an integer/,
+    );
+  });
 });
 
 describe('runs of a tool no longer in the catalog', () => {

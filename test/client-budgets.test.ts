@@ -4,9 +4,9 @@
 // (caller_gone, the signal to lower the budget) while its run goes on.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { waitBudgetFor } from '../gateway/mcp/tools.ts';
-import { budgetWarnings, clientWaitBudgetsFromEnv } from '../gateway/settings/budgets.ts';
-import { loadSettings } from '../gateway/settings/index.ts';
+import { waitBudgetFor } from '../gateway/mcp/tools-call.ts';
+import { clientWaitBudgetsFromEnv } from '../gateway/settings/budgets.ts';
+import { budgetWarnings, loadSettings } from '../gateway/settings/index.ts';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';
 import { type Framing, framedHeaders, framedRequest, rpc, WITH_TASKS } from './support/mcp-http.ts';
 import { delta, scrape } from './support/metrics-scrape.ts';

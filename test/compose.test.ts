@@ -8,8 +8,13 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { DEFAULT_TASK_QUEUE } from '../common/temporal-env.ts';
-import { loadCatalogFile } from '../gateway/mcp/catalog.ts';
-import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
+import { loadCatalogFile } from '../gateway/mcp/catalog-file.ts';
+import {
+  BUILT_IN_CATALOG,
+  BUILT_IN_CATALOG_COMPILED,
+  GATEWAY_BUNDLE,
+  GATEWAY_NODE_FLAGS,
+} from '../gateway/runtime-flags.ts';
 import { loadSettings } from '../gateway/settings/index.ts';
 import { NAMESPACE_RETENTION } from '../launcher/cluster/cluster.ts';
 import {
@@ -598,6 +603,21 @@ describe('Dockerfile', () => {
     assert.ok(copy, `the final stage copies /app/${GATEWAY_BUNDLE}`);
     assert.equal(copy.args.split(/\s+/)[0], `--from=${builder}`);
     assert.equal(normalize(copy.args.split(/\s+/).at(-1) as string), GATEWAY_BUNDLE);
+  });
+
+  test('ships the built-in catalog compiled beside the compiled gateway, from a stage that has its sources', async () => {
+    const builder = dockerfile.stages.find((stage) =>
+      inStage(stage, 'RUN').some((run) => run.args.includes('npm run build:gateway')),
+    );
+    assert.ok(builder, 'a stage runs npm run build:gateway');
+    // The gateway loads it by path, not by an import: the bundle's sources do not name it.
+    for (const file of loadedBy(BUILT_IN_CATALOG).files)
+      assert.ok(copiedInto(builder, file), `${builder}: the build needs ${file}`);
+    const compiled = join(dirname(GATEWAY_BUNDLE), BUILT_IN_CATALOG_COMPILED);
+    const copy = inStage(finalStage, 'COPY').find((c) => c.args.includes(`/app/${compiled}`));
+    assert.ok(copy, `the final stage copies /app/${compiled}`);
+    assert.equal(copy.args.split(/\s+/)[0], `--from=${builder}`);
+    assert.equal(normalize(copy.args.split(/\s+/).at(-1) as string), compiled);
   });
 
   test('the default command is the compiled gateway with its flags, in exec form, and exposes its port', async () => {

@@ -12,8 +12,8 @@ import {
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import protos from '@temporalio/proto';
+import { ANONYMOUS } from '../gateway/mcp/handler.ts';
 import type { PollPacing } from '../gateway/mcp/poll-pacing.ts';
-import { ANONYMOUS } from '../gateway/mcp/server.ts';
 import { MCP_PRINCIPAL, MCP_TOOL } from '../gateway/temporal/run-memo.ts';
 import { isOwnedBy } from '../gateway/temporal/task-ids.ts';
 import type { ChainResult } from '../workflows/mining/types.ts';

@@ -59,7 +59,7 @@ function judge(headers: Record<string, string>, body: unknown) {
     httpMethod: 'POST',
     headers,
     body,
-    paramHeadersOf: (name) => (name === TOOL ? DECLARED : undefined),
+    paramHeaders: new Map([[TOOL, DECLARED]]),
   });
 }
 

@@ -1,17 +1,14 @@
 // Tool argument schemas, task ids, capability detection and configuration.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { declaresTasksExtension } from '../gateway/mcp/answers.ts';
-import { inputResponsesSchema } from '../gateway/mcp/server.ts';
-import { validated, workflowIdArgs } from '../gateway/mcp/tools.ts';
-<<<<<<< Updated upstream
+import { DEFAULT_BLOCKS, DEFAULT_DIFFICULTY, mineChainInput, miningTool } from '../catalog/mining/entry.ts';
+import { workflowIdArgs } from '../gateway/mcp/companions.ts';
+import { inputResponsesSchema } from '../gateway/mcp/input-rounds.ts';
+import { declaresTasksExtension } from '../gateway/mcp/task-shapes.ts';
+import { validated } from '../gateway/mcp/tools-call.ts';
 import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
-import { isOwnedBy, newTaskId, taskIdPrefix } from '../gateway/temporal/runs.ts';
-=======
 import { isOwnedBy, newTaskId, taskIdPrefix } from '../gateway/temporal/task-ids.ts';
->>>>>>> Stashed changes
 import { LIMITS } from '../workflows/mining/bounds.ts';
-import { DEFAULT_BLOCKS, DEFAULT_DIFFICULTY, mineChainInput, miningTool } from '../workflows/mining/tool.ts';
 
 const mining = miningTool({ taskQueue: 'q', waitBudgetMs: 1_000 });
 const check = (args: unknown) => validated<Record<string, unknown>>(mining.validateArguments, args);

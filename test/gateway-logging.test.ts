@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pollUntil } from '../common/poll.ts';
-import { buildApp } from '../gateway/http/app.ts';
+import { buildApp } from '../gateway/app.ts';
 import { readableLogStream } from '../gateway/http/log-format.ts';
 import { logFormat, scrubSecrets } from '../gateway/http/logging.ts';
 import { loadSettings } from '../gateway/settings/index.ts';

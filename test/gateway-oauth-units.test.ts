@@ -8,11 +8,13 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { discoveryUrls, JwtAccessTokenVerifier, tokenScopes } from '../gateway/http/jwt-verifier.ts';
+import { discoveryUrls } from '../gateway/http/authorization-server.ts';
+import { JwtAccessTokenVerifier, tokenScopes } from '../gateway/http/jwt-verifier.ts';
 import { OAuthResourceServer, ToolScopes } from '../gateway/http/oauth.ts';
-import { catalogTool, loadCatalogFile } from '../gateway/mcp/catalog.ts';
-import { loadSettings } from '../gateway/settings/index.ts';
 import { OAUTH_DEFAULTS, type OAuthSettings, oauthSettingsFromEnv } from '../gateway/http/oauth-settings.ts';
+import { catalogTool } from '../gateway/mcp/catalog.ts';
+import { loadCatalogFile } from '../gateway/mcp/catalog-file.ts';
+import { loadSettings } from '../gateway/settings/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oauth-units-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,7 +8,7 @@ import {
   secondsText,
   startPollJson,
   toolResult,
-} from '../gateway/mcp/answers.ts';
+} from '../gateway/mcp/start-poll.ts';
 import {
   BROKEN,
   CANCELLED,

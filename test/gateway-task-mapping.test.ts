@@ -8,13 +8,8 @@ import {
   GetTaskResultV2Schema,
   UpdateTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import {
-  createTaskResult,
-  emptyAck,
-  getTaskResult,
-  hasInputRequests,
-  type TaskTiming,
-} from '../gateway/mcp/answers.ts';
+import { hasInputRequests, type TaskTiming } from '../gateway/mcp/start-poll.ts';
+import { createTaskResult, emptyAck, getTaskResult } from '../gateway/mcp/task-shapes.ts';
 import {
   BROKEN,
   CANCELLED,

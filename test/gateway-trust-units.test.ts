@@ -5,18 +5,14 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { principalForToken } from '../gateway/http/bearer-auth.ts';
 import { isLoopback, loopbackHostnames } from '../gateway/http/loopback.ts';
-import { principalForToken } from '../gateway/http/mcp-endpoint.ts';
-import { PollRateLimiter, polledTaskId, polledTaskIds, pollRateLimit } from '../gateway/http/poll-limit.ts';
+import { PollRateLimiter, polledTaskIds, pollRateLimit } from '../gateway/http/poll-limit.ts';
 import { loadServerSecret, SECRET_FILE_NAME } from '../gateway/server-secret.ts';
-<<<<<<< Updated upstream
 import { authTokensFromEnv, parseAuthTokens } from '../gateway/settings/auth.ts';
 import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
 import { assertSafeBind } from '../gateway/settings/listen.ts';
-import { differingArguments, isOwnedBy, keyedTaskId } from '../gateway/temporal/runs.ts';
-=======
 import { differingArguments, isOwnedBy, keyedTaskId } from '../gateway/temporal/task-ids.ts';
->>>>>>> Stashed changes
 
 const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-9876543210ab';
@@ -227,19 +223,19 @@ describe('poll rate limiting', () => {
 
   test('polls are tasks/get and the result companions', async () => {
     const isPollTool = (name: string) => name === 'get_mining_result';
-    assert.equal(polledTaskId({ method: 'tasks/get', params: { taskId: 't' } }, isPollTool), 't');
-    assert.equal(
-      polledTaskId(
+    assert.deepEqual(polledTaskIds({ method: 'tasks/get', params: { taskId: 't' } }, isPollTool), ['t']);
+    assert.deepEqual(
+      polledTaskIds(
         { method: 'tools/call', params: { name: 'get_mining_result', arguments: { workflow_id: 'w' } } },
         isPollTool,
       ),
-      'w',
+      ['w'],
     );
-    assert.equal(
-      polledTaskId({ method: 'tools/call', params: { name: 'start_mining', arguments: {} } }, isPollTool),
-      undefined,
+    assert.deepEqual(
+      polledTaskIds({ method: 'tools/call', params: { name: 'start_mining', arguments: {} } }, isPollTool),
+      [],
     );
-    assert.equal(polledTaskId([], isPollTool), undefined);
+    assert.deepEqual(polledTaskIds([], isPollTool), []);
   });
 
   test('settings: off by default, never above the advertised poll interval', async () => {

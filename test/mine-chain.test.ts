@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { hashBlock, leadingZeroBits } from '../activities/pow/block.ts';
-import { GENESIS_HASH } from '../activities/pow/genesis.ts';
+import { GENESIS_HASH } from '../workflows/mining/genesis.ts';
 import {
   type ChainResult,
   MINE_CHAIN_WORKFLOW,

@@ -12,9 +12,9 @@ import {
   searchNoncesReference,
   writeNonce,
 } from '../activities/pow/block.ts';
-import { GENESIS_HASH } from '../activities/pow/genesis.ts';
 import { availableCores, core } from '../activities/pow/miner-cores.ts';
 import { difficultyMasks, scanTail, tailContext, tailDigest } from '../activities/pow/sha256-midstate.ts';
+import { GENESIS_HASH } from '../workflows/mining/genesis.ts';
 
 const TWO_32 = 2 ** 32;
 

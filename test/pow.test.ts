@@ -10,7 +10,7 @@ import {
   meetsDifficulty,
   searchNonces,
 } from '../activities/pow/block.ts';
-import { GENESIS_HASH } from '../activities/pow/genesis.ts';
+import { GENESIS_HASH } from '../workflows/mining/genesis.ts';
 
 const spec = { previousHash: GENESIS_HASH, index: 0, data: 'hello', difficulty: 0 };
 

@@ -7,10 +7,11 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createOnce } from '../common/create-once.ts';
 import { booleanSetting, integerSetting, nameValueList, parseSettings } from '../common/settings.ts';
+import { loadCatalog } from '../gateway/mcp/catalog-file.ts';
 import { artifactsFromEnv } from '../gateway/settings/artifacts.ts';
 import { authSchema } from '../gateway/settings/auth.ts';
 import { budgetsFromEnv } from '../gateway/settings/budgets.ts';
-import { loadTools, toolsFileFromEnv } from '../gateway/settings/catalog.ts';
+import { toolsFileFromEnv } from '../gateway/settings/catalog.ts';
 import { codecSettingsFromEnv } from '../gateway/settings/codec.ts';
 import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
 import { limitsFromEnv } from '../gateway/settings/limits.ts';
@@ -265,7 +266,7 @@ describe('gateway settings by area', () => {
     );
     assert.equal(toolsFileFromEnv({ MCP_TOOLS_FILE: '  ' }), undefined);
     assert.equal(toolsFileFromEnv({ MCP_TOOLS_FILE: ' tools.json ' }), 'tools.json');
-    const builtIn = await loadTools(undefined, { taskQueue: 'q', waitBudgetMs: 1000 }, {});
+    const builtIn = await loadCatalog(undefined, { taskQueue: 'q', waitBudgetMs: 1000 }, {});
     assert.deepEqual(
       builtIn.map((tool) => [tool.name, tool.taskQueue]),
       [['start_mining', 'q']],

@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { latestHeartbeat } from '../gateway/temporal/view.ts';
-import type { ChainResult } from '../workflows/mining/types.ts';
-import { MINE_CHAIN_WORKFLOW } from '../workflows/mining/types.ts';
+import { type ChainResult, MINE_CHAIN_WORKFLOW } from '../workflows/mining/types.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 import { startWorker, type WorkerProcess } from './support/worker-process.ts';
 

@@ -46,7 +46,12 @@ export function authInfoFor(principal: string): AuthInfo {
   return { token: '', clientId: principal, scopes: [] };
 }
 
-export function sendJson(reply: FastifyReply, status: number, body: ErrorBody, headers: Record<string, string> = {}) {
+export function sendJson(
+  reply: FastifyReply,
+  status: number,
+  body: ErrorBody,
+  headers: Record<string, string> = {},
+) {
   return reply.code(status).headers(headers).header('content-type', 'application/json').send(body);
 }
 

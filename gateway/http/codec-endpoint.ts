@@ -23,9 +23,8 @@ import {
   codecPrincipalRefused,
   codecUndecryptable,
 } from '../mcp/errors.ts';
+import { type Authentication, authenticatedIdentity, bearerAuth } from './bearer-auth.ts';
 import { isLoopback } from './loopback.ts';
-import { type AuthTokens, authenticatedIdentity, bearerAuth } from './mcp-endpoint.ts';
-import type { OAuthResourceServer } from './oauth.ts';
 
 export interface CodecServerSettings {
   /** The namespace whose payloads the keys are for (an X-Namespace naming another is refused). */
@@ -38,9 +37,7 @@ export interface CodecServerSettings {
 
 export interface CodecEndpointOptions extends CodecServerSettings {
   codec: EncryptionCodec;
-  authTokens: AuthTokens;
-  staticScopes?: ReadonlyMap<string, readonly string[]>;
-  oauth?: OAuthResourceServer;
+  auth: Authentication;
 }
 
 /** A decode call carries a batch of payloads, each up to Temporal's blob limit (2 MB by default). */
@@ -92,10 +89,8 @@ export function payloadsToJson(payloads: Payload[]): { payloads: JsonPayload[] }
 
 export const codecEndpoint: FastifyPluginAsync<CodecEndpointOptions> = async (app, options) => {
   const origins = new Set(options.corsOrigins);
-  const authenticates = options.authTokens.size > 0 || options.oauth !== undefined;
-  const authenticate = authenticates
-    ? bearerAuth(options.authTokens, options.oauth, options.staticScopes)
-    : undefined;
+  const authenticates = options.auth.tokens.size > 0 || options.auth.oauth !== undefined;
+  const authenticate = authenticates ? bearerAuth(options.auth) : undefined;
   const send = (reply: FastifyReply, status: number, body: CodecErrorBody) =>
     reply.code(status).header('content-type', 'application/json').send(body);
 
@@ -136,7 +131,18 @@ export const codecEndpoint: FastifyPluginAsync<CodecEndpointOptions> = async (ap
       .send(),
   );
 
-  const route = (operation: 'encode' | 'decode') => async (request: FastifyRequest, reply: FastifyReply) => {
+  const route = (operation: 'encode' | 'decode') => codecRoute(operation, options, send);
+  app.post('/codec/decode', { bodyLimit: CODEC_BODY_LIMIT }, route('decode'));
+  app.post('/codec/encode', { bodyLimit: CODEC_BODY_LIMIT }, route('encode'));
+};
+
+/** POST /codec/encode or /codec/decode: the payloads through the codec, in the Web UI's JSON. */
+function codecRoute(
+  operation: 'encode' | 'decode',
+  options: CodecEndpointOptions,
+  send: (reply: FastifyReply, status: number, body: CodecErrorBody) => unknown,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     const namespace = request.headers['x-namespace'];
     if (typeof namespace === 'string' && namespace !== '' && namespace !== options.namespace)
       return send(reply, 400, codecNamespaceMismatch(namespace, options.namespace));
@@ -151,6 +157,4 @@ export const codecEndpoint: FastifyPluginAsync<CodecEndpointOptions> = async (ap
       throw err;
     }
   };
-  app.post('/codec/decode', { bodyLimit: CODEC_BODY_LIMIT }, route('decode'));
-  app.post('/codec/encode', { bodyLimit: CODEC_BODY_LIMIT }, route('encode'));
-};
+}

@@ -15,8 +15,14 @@ import {
 } from '@modelcontextprotocol/server';
 import type * as Jose from 'jose';
 import type { JWTPayload } from 'jose';
-import { type OAuthSettings, oauthPrincipal } from './oauth-settings.ts';
+import {
+  AuthorizationServerUnavailable,
+  discoveryUrls,
+  failureReason,
+  parsedUrl,
+} from './authorization-server.ts';
 import { isLoopback } from './loopback.ts';
+import { type OAuthSettings, oauthPrincipal } from './oauth-settings.ts';
 
 type JoseErrors = typeof Jose.errors;
 
@@ -70,46 +76,6 @@ class VerifiedTokens {
     const until = Math.min(Date.now() + REMEMBER.ms, (info.expiresAt ?? 0) * 1000);
     this.entries.set(key, { info, until });
   }
-}
-
-/** The authorization server's discovery document or keys could not be had: not the token's fault. */
-export class AuthorizationServerUnavailable extends Error {
-  override name = 'AuthorizationServerUnavailable';
-}
-
-/**
- * Where the discovery document of `issuer` may be: RFC 8414's oauth-authorization-server, then
- * OpenID Connect's openid-configuration (both forms of it for an issuer with a path).
- */
-export function discoveryUrls(issuer: string): URL[] {
-  const url = new URL(issuer);
-  const path = url.pathname.replace(/\/+$/, '');
-  const at = (wellKnown: string) => new URL(wellKnown, url.origin);
-  if (path === '') {
-    return [at('/.well-known/oauth-authorization-server'), at('/.well-known/openid-configuration')];
-  }
-  return [
-    at(`/.well-known/oauth-authorization-server${path}`),
-    at(`/.well-known/openid-configuration${path}`),
-    at(`${path}/.well-known/openid-configuration`),
-  ];
-}
-
-function parsedUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Why a request to the authorization server failed, in a few words. */
-function failureReason(err: unknown, timeoutMs: number): string {
-  const error = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = (err as { code?: unknown })?.code;
-  if (error?.name === 'TimeoutError' || error?.name === 'AbortError' || code === 'ERR_JWKS_TIMEOUT')
-    return `no answer within ${timeoutMs} ms`;
-  return error?.cause?.code ?? error?.cause?.message ?? error?.message ?? String(err);
 }
 
 /** The scopes a token grants: `scope` (space-separated), or `scp` (a list or a string). */

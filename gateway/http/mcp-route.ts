@@ -17,12 +17,20 @@
 import type { ServerResponse } from 'node:http';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { McpHandler } from '../mcp/handler.ts';
 import { errorBody, HEADER_MISMATCH, internalError } from '../mcp/errors.ts';
+import type { McpHandler } from '../mcp/handler.ts';
 import { withRequestLog } from '../mcp/observe.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
 import { requestIdOf } from '../shared/envelope.ts';
-import { type Authentication, authenticatedIdentity, authInfoFor, bearerAuth, principalOf, sendJson, sendRefusal } from './bearer-auth.ts';
+import {
+  type Authentication,
+  authenticatedIdentity,
+  authInfoFor,
+  bearerAuth,
+  principalOf,
+  sendJson,
+  sendRefusal,
+} from './bearer-auth.ts';
 import { limitJsonDepth } from './json-body.ts';
 import { bindTask, bindTaskFromBody } from './logging.ts';
 import type { ToolScopes } from './oauth.ts';
@@ -40,8 +48,8 @@ export interface McpRouteOptions {
   bodyLimitBytes: number;
   /** Polls of one task closer together than `minIntervalMs` are refused with 429; absent: no limit. */
   pollLimit?: Omit<PollRateLimitOptions, 'principalOf'> & { minIntervalMs: number };
-  /** A served tool's Mcp-Param-* declarations, by name. */
-  paramHeadersOf: (tool: string) => readonly ParamHeader[] | undefined;
+  /** The Mcp-Param-* declarations of the served tools, by name. */
+  paramHeaders: ReadonlyMap<string, readonly ParamHeader[]>;
   onError?: (error: Error) => void;
 }
 
@@ -51,7 +59,7 @@ function checkHeaders(request: FastifyRequest, reply: FastifyReply, options: Mcp
     httpMethod: request.method,
     headers: request.raw.headers,
     body: request.body,
-    paramHeadersOf: options.paramHeadersOf,
+    paramHeaders: options.paramHeaders,
   });
   if (verdict.ok) {
     Object.assign(request.raw.headers, verdict.add);
@@ -142,7 +150,10 @@ function admission(app: Parameters<FastifyPluginAsync>[0], options: McpRouteOpti
   if (pollLimit) {
     const { minIntervalMs, ...rest } = pollLimit;
     const principal = (request: FastifyRequest) => principalOf(request.raw);
-    app.addHook('preHandler', pollRateLimit(new PollRateLimiter(minIntervalMs), { ...rest, principalOf: principal }));
+    app.addHook(
+      'preHandler',
+      pollRateLimit(new PollRateLimiter(minIntervalMs), { ...rest, principalOf: principal }),
+    );
   }
 }
 

@@ -3,8 +3,8 @@
 // with which scopes, and how a token names its principal. Unset issuer and audience: no OAuth.
 import * as z from 'zod/v4';
 import { checked, integer, nameValueList, parseSettings, setting, text } from '../../common/settings.ts';
-import { isLoopback } from './loopback.ts';
 import { SCOPE_TOKEN } from '../mcp/catalog.ts';
+import { isLoopback } from './loopback.ts';
 
 /** A static principal's name: what MCP_AUTH_TOKENS accepts (no ":" or "/", unlike an OAuth principal). */
 export const PRINCIPAL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;

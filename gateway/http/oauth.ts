@@ -24,9 +24,10 @@ import {
   insufficientScope,
   unauthorized,
 } from '../mcp/errors.ts';
-import type { OAuthSettings } from './oauth-settings.ts';
 import { taskIdPrefix } from '../temporal/task-ids.ts';
-import { AuthorizationServerUnavailable, JwtAccessTokenVerifier } from './jwt-verifier.ts';
+import { AuthorizationServerUnavailable } from './authorization-server.ts';
+import { JwtAccessTokenVerifier } from './jwt-verifier.ts';
+import type { OAuthSettings } from './oauth-settings.ts';
 
 /** Who a request is from. `scopes` is absent for a static token: it may use every tool. */
 export interface Identity {

@@ -5,24 +5,15 @@
 // call, and must not fill the limiter's memory), and the memory has a hard bound.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pollRateLimited } from '../mcp/errors.ts';
-import { metrics } from '../shared/metrics.ts';
+import { messagesOf, requestIdOf } from '../shared/envelope.ts';
+import { pollsRateLimited } from '../shared/metrics.ts';
 
-/** The task a poll asks about: tasks/get's taskId, a result companion's workflow_id. */
-export function polledTaskId(body: unknown, isPollTool: (name: string) => boolean): string | undefined {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const { method, params } = body as { method?: unknown; params?: Record<string, unknown> };
-  if (method === 'tasks/get' && typeof params?.taskId === 'string') return params.taskId;
-  if (method === 'tools/call' && typeof params?.name === 'string' && isPollTool(params.name)) {
-    const id = (params.arguments as Record<string, unknown> | undefined)?.workflow_id;
-    if (typeof id === 'string') return id;
-  }
-  return undefined;
-}
-
-/** Every poll in a body: one for a single message, one per polling message of a batch. */
+/** Every poll in a body (one per polling message of a batch): tasks/get's taskId, a result companion's workflow_id. */
 export function polledTaskIds(body: unknown, isPollTool: (name: string) => boolean): string[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((message) => polledTaskId(message, isPollTool) ?? []);
+  return messagesOf(body).flatMap((message) => {
+    if (message.method === 'tasks/get') return message.taskId ?? [];
+    return message.tool && isPollTool(message.tool) ? (message.workflowId ?? []) : [];
+  });
 }
 
 /** Entries the limiter keeps at most, whatever the traffic (the oldest go first past it). */
@@ -92,8 +83,8 @@ export function pollRateLimit(limiter: PollRateLimiter, options: PollRateLimitOp
       if (!options.issuedTo(taskId, principal)) continue;
       const waitMs = limiter.check(principal, taskId);
       if (waitMs === 0) continue;
-      metrics.pollRateLimited();
-      const id = Array.isArray(request.body) ? null : (request.body as { id?: unknown }).id;
+      pollsRateLimited.inc();
+      const id = requestIdOf(request.body);
       return reply
         .code(429)
         .header('retry-after', String(Math.max(1, Math.ceil(waitMs / 1000))))

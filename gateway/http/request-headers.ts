@@ -33,8 +33,8 @@ export interface RequestHeadersInput {
   /** Node's headers: names lower-cased, OWS around values already stripped by its parser. */
   headers: IncomingHttpHeaders;
   body: unknown;
-  /** A served tool's Mcp-Param-* declarations by name; absent or undefined: none to check. */
-  paramHeadersOf?: (tool: string) => readonly ParamHeader[] | undefined;
+  /** The served tools' Mcp-Param-* declarations by name; a tool not in it has none to check. */
+  paramHeaders?: ReadonlyMap<string, readonly ParamHeader[]>;
 }
 
 /** The body field Mcp-Name mirrors, for the methods the core spec requires it on. */
@@ -213,7 +213,7 @@ export function judgeRequestHeaders(input: RequestHeadersInput): HeaderVerdict {
     );
   }
   if (method === 'tools/call' && typeof named === 'string') {
-    const declarations = input.paramHeadersOf?.(named) ?? [];
+    const declarations = input.paramHeaders?.get(named) ?? [];
     const problem = paramHeaderRefusal(declarations, params.arguments, headers);
     if (problem) return { ok: false, refusal: problem };
   }

@@ -1,30 +1,25 @@
-// The tool catalog: which Temporal workflows the gateway serves as MCP tools. Read from the file
-// MCP_TOOLS_FILE names (YAML or JSON), or the built-in catalog (mining) when unset. A bad catalog
-// stops the gateway at start with the file, the entry and the field. Schemas are JSON Schema
-// 2020-12, checked with Ajv (the field's validator).
+// The tool catalog: which Temporal workflows the gateway serves as MCP tools, each entry checked
+// and completed with the defaults, and the lookups by name and task id. Reading a catalog (the file
+// MCP_TOOLS_FILE names, or the built-in one when unset) is catalog-file.ts. A bad entry stops the
+// gateway at start with the file, the entry and the field. Schemas are JSON Schema 2020-12, checked
+// with Ajv (the field's validator).
 //
-// An entry may name `hooks`: a module (path relative to the catalog file) exporting `hooks`, an
-// object or a function of the environment, that overrides parts of how the tool's runs read (its
-// presentation: summary line, status messages, progress, outcome, the workflow's argument). The
-// built-in mining entry is one such entry; most need none.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+// An entry may have hooks that override parts of how the tool's runs read (its presentation:
+// summary line, status messages, progress, outcome, the workflow's argument). The built-in mining
+// entry has some; most need none.
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { taskIdPrefix } from '../temporal/task-ids.ts';
-import { genericPresentation, type Presentation } from './presentation.ts';
+import { genericPresentation } from './presentation.ts';
+import type { Presentation } from './presentation-hooks.ts';
 import {
   compileSchema,
-  describeSchemaError,
   HEADER_TOKEN,
   headerDeclarations,
   type JsonSchema,
   type ParamHeader,
 } from './schemas.ts';
 import type { Companions } from './start-poll.ts';
-
 
 export interface CatalogTool {
   name: string;
@@ -77,69 +72,8 @@ export interface CatalogDefaults {
   waitBudgetMs: number;
 }
 
-const TOOL_NAME = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$';
 /** An OAuth scope token (RFC 6749 §3.3): visible ASCII but space, `"` and `\`. */
 export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
-const nonEmpty = { type: 'string', minLength: 1, maxLength: 1000 };
-
-/** The shape of a catalog file. */
-const CATALOG_FILE_SCHEMA: JsonSchema = {
-  type: 'object',
-  required: ['tools'],
-  additionalProperties: false,
-  properties: {
-    tools: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        required: ['name', 'description', 'workflow', 'inputSchema'],
-        additionalProperties: false,
-        properties: {
-          name: { type: 'string', pattern: TOOL_NAME },
-          title: nonEmpty,
-          description: { type: 'string', minLength: 1, maxLength: 10_000 },
-          workflow: nonEmpty,
-          taskQueue: nonEmpty,
-          inputSchema: { type: 'object' },
-          outputSchema: { type: 'object' },
-          annotations: { type: 'object' },
-          waitBudgetMs: { type: 'integer', minimum: 0, maximum: 600_000 },
-          idempotencyKeyArgument: nonEmpty,
-          progressQuery: nonEmpty,
-          inputSignal: nonEmpty,
-          idPrefix: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9_.]{0,63}$' },
-          hooks: nonEmpty,
-          taskSupport: { enum: ['optional', 'required', 'forbidden'] },
-          resultShape: { enum: ['json', 'toolResult'] },
-          requiredClientCapabilities: {
-            type: 'array',
-            minItems: 1,
-            uniqueItems: true,
-            items: { enum: ['elicitation', 'sampling', 'roots'] },
-          },
-          scopes: {
-            type: 'array',
-            minItems: 1,
-            uniqueItems: true,
-            items: { type: 'string', pattern: SCOPE_TOKEN.source },
-          },
-          companions: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              result: { type: 'string', pattern: TOOL_NAME },
-              cancel: { type: 'string', pattern: TOOL_NAME },
-              respond: { type: 'string', pattern: TOOL_NAME },
-            },
-          },
-        },
-      },
-    },
-  },
-};
-
-let validateCatalogFile: ValidateFunction | undefined;
 
 /** The generic companion names: for `start_report` (or `report`), get_report_result, cancel_report, respond_to_report. */
 export function defaultCompanions(name: string, withRespond: boolean): Companions {
@@ -167,17 +101,19 @@ export type CatalogEntry = Omit<Partial<CatalogTool>, 'companions' | 'presentati
   hooks?: string | ToolHooks;
 };
 
-class CatalogError extends Error {}
+/** A fault in one entry (`field: reason`); the loader adds the catalog and the entry. */
+export class CatalogError extends Error {}
 
-/** One entry of a catalog (file or built-in), checked and completed with the defaults. */
-export function catalogTool(
-  raw: Omit<CatalogEntry, 'hooks'> & { hooks?: ToolHooks },
-  defaults: CatalogDefaults,
-): CatalogTool {
-  const name = raw.name as string;
-  const fail = (field: string, reason: string): never => {
-    throw new CatalogError(`${field}: ${reason}`);
-  };
+const fail = (field: string, reason: string): never => {
+  throw new CatalogError(`${field}: ${reason}`);
+};
+
+/**
+ * An entry's schemas checked (JSON Schema that compiles, arguments an object, `x-mcp-header`
+ * declarations, the idempotency key a string argument, respond only with an input signal), with
+ * what the gateway keeps of them: the compiled arguments check, the mirrored headers, the secrets.
+ */
+function checkedSchemas(raw: Omit<CatalogEntry, 'hooks'>) {
   const inputSchema = raw.inputSchema as JsonSchema;
   if (inputSchema.type !== 'object')
     fail('inputSchema', 'must have "type": "object" (tool arguments are an object)');
@@ -207,6 +143,17 @@ export function catalogTool(
   if (raw.companions?.respond && !raw.inputSignal) {
     fail('companions.respond', 'needs inputSignal: only a tool that takes input has a respond companion');
   }
+  return { inputSchema, validateArguments, paramHeaders, secrets };
+}
+
+/** One entry of a catalog (file or built-in), checked and completed with the defaults. */
+export function catalogTool(
+  raw: Omit<CatalogEntry, 'hooks'> & { hooks?: ToolHooks },
+  defaults: CatalogDefaults,
+): CatalogTool {
+  const name = raw.name as string;
+  const { inputSchema, validateArguments, paramHeaders, secrets } = checkedSchemas(raw);
+  const key = raw.idempotencyKeyArgument;
   const generic = defaultCompanions(name, raw.inputSignal !== undefined);
   return {
     name,
@@ -263,7 +210,7 @@ function mirroredHeaders(schema: JsonSchema, fail: (field: string, reason: strin
 }
 
 /** Every MCP tool name the catalog serves (tools and companions) must be unique. */
-function assertUniqueNames(tools: CatalogTool[], where: (index: number) => string): void {
+export function assertUniqueNames(tools: CatalogTool[], where: (index: number) => string): void {
   const seen = new Map<string, string>();
   tools.forEach((tool, index) => {
     const names = [tool.name, tool.companions.result, tool.companions.cancel, tool.companions.respond];
@@ -274,76 +221,6 @@ function assertUniqueNames(tools: CatalogTool[], where: (index: number) => strin
       seen.set(name, where(index));
     }
   });
-}
-
-/** Reads and checks a catalog file. Throws an Error naming the file, the entry and the field. */
-export async function loadCatalogFile(
-  path: string,
-  defaults: CatalogDefaults,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<CatalogTool[]> {
-  const source = `MCP_TOOLS_FILE (${path})`;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(`${source}: cannot read it: ${(err as Error).message}`);
-  }
-  let document: unknown;
-  try {
-    // The YAML parser loads only for a YAML catalog: the built-in catalog never pays for it.
-    const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml');
-    document = /\.json$/i.test(path) ? JSON.parse(text) : yaml().parse(text);
-  } catch (err) {
-    throw new Error(
-      `${source}: not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
-    );
-  }
-  validateCatalogFile ??= compileSchema(CATALOG_FILE_SCHEMA);
-  const raw = structuredClone(document) as { tools?: CatalogEntry[] };
-  const entryName = (index: number) => {
-    const name = raw.tools?.[index]?.name;
-    return `tools[${index}]${typeof name === 'string' ? ` (${name})` : ''}`;
-  };
-  if (!validateCatalogFile(raw)) {
-    const error = validateCatalogFile.errors?.[0];
-    const match = error ? /^\/tools\/(\d+)(\/.*)?$/.exec(error.instancePath) : null;
-    if (error && match) {
-      const index = Number(match[1]);
-      const inner = { ...error, instancePath: match[2] ?? '' };
-      throw new Error(`${source}: ${entryName(index)}: ${describeSchemaError(inner)}`);
-    }
-    throw new Error(`${source}: ${error ? describeSchemaError(error) : 'not a catalog'}`);
-  }
-  const entries = raw.tools ?? [];
-  const tools: CatalogTool[] = [];
-  for (const [index, entry] of entries.entries()) {
-    try {
-      const hooks = typeof entry.hooks === 'string' ? await loadHooks(entry.hooks, path, env) : undefined;
-      tools.push(catalogTool({ ...entry, hooks }, defaults));
-    } catch (err) {
-      if (err instanceof CatalogError) throw new Error(`${source}: ${entryName(index)}: ${err.message}`);
-      throw err;
-    }
-  }
-  assertUniqueNames(tools, (index) => `${source}: ${entryName(index)}`);
-  return tools;
-}
-
-/** A hooks module named by a catalog file: its `hooks` export, an object or a function of the environment. */
-async function loadHooks(module: string, catalogPath: string, env: NodeJS.ProcessEnv): Promise<ToolHooks> {
-  const path = resolve(dirname(catalogPath), module);
-  let loaded: { hooks?: unknown };
-  try {
-    loaded = await import(pathToFileURL(path).href);
-  } catch (err) {
-    throw new CatalogError(`hooks: cannot load ${path}: ${(err as Error).message}`);
-  }
-  const hooks = typeof loaded.hooks === 'function' ? loaded.hooks(env) : loaded.hooks;
-  if (!hooks || typeof hooks !== 'object') {
-    throw new CatalogError(`hooks: ${path} exports no \`hooks\` object or function`);
-  }
-  return hooks as ToolHooks;
 }
 
 // One compiled generic tool for every run of a tool no longer served (compiling per call would
@@ -357,12 +234,15 @@ const GONE_TOOL = catalogTool(
 export class Catalog {
   private readonly byName = new Map<string, CatalogTool>();
   private readonly byPrefix = new Map<string, CatalogTool>();
+  /** Each tool's Mcp-Param-* declarations, by tool name (the HTTP layer checks requests against them). */
+  readonly paramHeaders = new Map<string, readonly ParamHeader[]>();
 
   constructor(readonly tools: CatalogTool[]) {
     assertUniqueNames(tools, (index) => `tool ${tools[index]?.name}`);
     for (const tool of tools) {
       this.byName.set(tool.name, tool);
       this.byPrefix.set(tool.idPrefix, tool);
+      this.paramHeaders.set(tool.name, tool.paramHeaders);
     }
   }
 

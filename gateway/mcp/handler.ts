@@ -17,6 +17,7 @@ import { envelopeOf } from '../shared/envelope.ts';
 import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import { SHUTDOWN } from '../temporal/wait.ts';
+import { parseArtifactUri } from './artifacts.ts';
 import {
   errorBody,
   httpStatusOf,
@@ -30,7 +31,6 @@ import type { McpDeps, TaskRequest } from './method-context.ts';
 import { observeTaskRequest, observeToolCall } from './observe.ts';
 import { resourcesList } from './resources-list.ts';
 import { resourcesRead } from './resources-read.ts';
-import { parseArtifactUri } from './artifacts.ts';
 import { type ListenRequest, TaskSubscriptions } from './subscriptions-listen.ts';
 import { declaresTasksExtension } from './task-shapes.ts';
 import { tasksCancel } from './tasks-cancel.ts';
@@ -200,7 +200,8 @@ export class McpHandler {
       answer.then(done, done);
       return answer;
     });
-    for (const [method, handle] of Object.entries(TASK_METHODS)) this.serveTaskMethod(server, caller, method, handle);
+    for (const [method, handle] of Object.entries(TASK_METHODS))
+      this.serveTaskMethod(server, caller, method, handle);
     this.serveArtifacts(server, caller);
     return server;
   }
@@ -230,7 +231,13 @@ export class McpHandler {
         const parsed = taskIdParams.safeParse(params);
         if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
         try {
-          return (await handle({ taskId: parsed.data.taskId, params, ctx, caller, deps: this.deps })) as never;
+          return (await handle({
+            taskId: parsed.data.taskId,
+            params,
+            ctx,
+            caller,
+            deps: this.deps,
+          })) as never;
         } catch (err) {
           throw toProtocolError(err);
         }

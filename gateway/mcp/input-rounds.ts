@@ -147,7 +147,10 @@ export interface CallWait {
 export async function waitOrAsk(backend: TemporalBackend, wait: CallWait): Promise<WaitEnd> {
   const { tool, workflowId, budgetMs, gone, stopping, rounds } = wait;
   if (!rounds || !tool.progressQuery || !tool.inputSignal)
-    return backend.waits.forResult(workflowId, budgetMs, { gone, ...(stopping ? { interrupt: stopping } : {}) });
+    return backend.waits.forResult(workflowId, budgetMs, {
+      gone,
+      ...(stopping ? { interrupt: stopping } : {}),
+    });
   const interrupt = new AbortController();
   const stop = () => interrupt.abort(SHUTDOWN);
   stopping?.addEventListener('abort', stop, { once: true });

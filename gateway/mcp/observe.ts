@@ -139,4 +139,3 @@ export async function observeTaskRequest<T>(
     throw err;
   }
 }
-

@@ -1,7 +1,7 @@
 // notifications/progress while a start waits on its run, for a request that asked for progress
 // (its progress token): a first report at once, then the run's progress whenever it has grown.
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { ProgressReport } from './presentation.ts';
+import type { ProgressReport } from './presentation-hooks.ts';
 
 export const PROGRESS_INTERVAL_MS = 1_000;
 

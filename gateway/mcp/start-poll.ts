@@ -6,7 +6,7 @@ import { type ArtifactReference, type InputRequest, TOOL_ERROR_TYPE } from '../.
 import type { ExecutionState, ExecutionView } from '../temporal/run-state.ts';
 import { artifactReferences, artifactSummary, resourceLink } from './artifacts.ts';
 import { INTERNAL_ERROR } from './errors.ts';
-import type { Presentation } from './presentation.ts';
+import type { Presentation } from './presentation-hooks.ts';
 
 /** A run as the interval advice needs it: its state, and its start time when known. */
 export type PacedView = Pick<ExecutionView, 'state'> & { createdAt?: Date };
@@ -106,34 +106,8 @@ export function startPollJson(
         ...(outcome?.message ? { message: outcome.message } : {}),
       };
     }
-    case 'running': {
-      const seconds = pollAfterSeconds(pollIntervalMs);
-      if (hasInputRequests(state)) {
-        const requests = state.progress?.inputRequests ?? {};
-        const answer = companions.respond
-          ? `then send their answer with ${companions.respond} (workflow_id "${id}", the request's key, action and content).`
-          : 'then tell the person the run waits for them.';
-        return {
-          status: 'input_required',
-          workflow_id: id,
-          input_requests: requests,
-          poll_after_seconds: seconds,
-          next:
-            `The run is paused until a person answers input_requests. Ask the user each request's message, ${answer} ` +
-            `If nobody can answer now, check again with ${companions.result} in ${secondsText(seconds)} at the soonest.`,
-        };
-      }
-      return {
-        status: 'running',
-        workflow_id: id,
-        poll_after_seconds: seconds,
-        progress: presentation.progressJson(state),
-        ...(state.note ? { note: state.note } : {}),
-        next:
-          `${presentation.working(state)} Wait ${secondsText(seconds)}, then call ${companions.result} with workflow_id "${id}" exactly as given. ` +
-          `Do not call ${tool.name} again for this request: that would start a second, duplicate job.`,
-      };
-    }
+    case 'running':
+      return runningJson(id, state, tool, pollIntervalMs);
     case 'failed':
       return {
         status: 'failed',
@@ -149,6 +123,42 @@ export function startPollJson(
         next: 'The run was cancelled and will not produce a result. Do not poll it again.',
       };
   }
+}
+
+/** A running run: input_required while it waits for a person, else running with its progress. */
+function runningJson(
+  id: string,
+  state: Extract<ExecutionState, { status: 'running' }>,
+  tool: PollTool,
+  pollIntervalMs: number,
+): StartPollJson {
+  const { presentation, companions } = tool;
+  const seconds = pollAfterSeconds(pollIntervalMs);
+  if (hasInputRequests(state)) {
+    const requests = state.progress?.inputRequests ?? {};
+    const answer = companions.respond
+      ? `then send their answer with ${companions.respond} (workflow_id "${id}", the request's key, action and content).`
+      : 'then tell the person the run waits for them.';
+    return {
+      status: 'input_required',
+      workflow_id: id,
+      input_requests: requests,
+      poll_after_seconds: seconds,
+      next:
+        `The run is paused until a person answers input_requests. Ask the user each request's message, ${answer} ` +
+        `If nobody can answer now, check again with ${companions.result} in ${secondsText(seconds)} at the soonest.`,
+    };
+  }
+  return {
+    status: 'running',
+    workflow_id: id,
+    poll_after_seconds: seconds,
+    progress: presentation.progressJson(state),
+    ...(state.note ? { note: state.note } : {}),
+    next:
+      `${presentation.working(state)} Wait ${secondsText(seconds)}, then call ${companions.result} with workflow_id "${id}" exactly as given. ` +
+      `Do not call ${tool.name} again for this request: that would start a second, duplicate job.`,
+  };
 }
 
 export function notFoundJson(workflowId: string, tool: PollTool): StartPollJson {

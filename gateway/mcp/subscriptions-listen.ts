@@ -103,7 +103,13 @@ class TaskStream {
     // The last frame goes past the bound on unread frames: it is the reason, or the result.
     if (error) this.enqueue(message({ jsonrpc: '2.0', id, error }));
     else if (graceful)
-      this.enqueue(message({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META.subscriptionId]: id } } }));
+      this.enqueue(
+        message({
+          jsonrpc: '2.0',
+          id,
+          result: { resultType: 'complete', _meta: { [META.subscriptionId]: id } },
+        }),
+      );
     this.closed = true;
     this.stop.abort();
     this.onClose();

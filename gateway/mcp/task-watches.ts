@@ -124,11 +124,17 @@ export class TaskWatches {
     let lastKey = changeKey(this.task(first));
     // Each notification is a span of its own, linked to the trace of the run's start.
     const notify = (task: DetailedTask) => {
-      recordPush(first.trace, 'notifications/tasks', { 'mcp.task.id': task.taskId, 'mcp.task.status': task.status });
+      recordPush(first.trace, 'notifications/tasks', {
+        'mcp.task.id': task.taskId,
+        'mcp.task.status': task.status,
+      });
       for (const push of watch.subscribers) push(task);
     };
     // A long poll that fails (Temporal unreachable for a while) leaves the interval to find the end.
-    let closing: Promise<{ state: ExecutionState } | undefined> | undefined = this.closing(first.workflowId, signal);
+    let closing: Promise<{ state: ExecutionState } | undefined> | undefined = this.closing(
+      first.workflowId,
+      signal,
+    );
     closing.then((closed) => {
       if (!closed && !signal.aborted) closing = undefined;
     });

@@ -1,23 +1,33 @@
-// tools/call: the tool by name, the capabilities it needs, its arguments checked, then its handler.
-// A catalog tool's start is here: it starts the run (or, on a retry with a verified requestState,
-// answers the run it names), waits at most the budget (reporting progress when asked), then answers
-// in one of four shapes: the result inline; input-required (2026-07-28, the run asks for input); a
-// task for a request that declared the Tasks extension; otherwise the start/poll "running" JSON
-// the companions (companions.ts) continue.
+// tools/call: the tool by name, the capabilities it needs, its arguments checked, its handler. A
+// catalog tool's start is here: it starts the run (or, on a retry with a verified requestState,
+// answers the run it names), waits at most the budget (with progress when asked), then answers: the
+// result inline; input-required (2026-07-28, the run asks for input); a task for a request that
+// declared the Tasks extension; else the start/poll "running" JSON the companions continue.
 import type { CallToolRequest, CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { META } from '../shared/protocol.ts';
 import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { CatalogTool } from './catalog.ts';
-import { invalidParams, missingClientCapabilities, missingTasksCapability, toProtocolError } from './errors.ts';
-import { boundedResponses, formAnswers, type InputRounds, inputRequiredAnswer, waitOrAsk } from './input-rounds.ts';
+import { startDescription } from './descriptions.ts';
+import {
+  invalidParams,
+  missingClientCapabilities,
+  missingTasksCapability,
+  toProtocolError,
+} from './errors.ts';
+import {
+  boundedResponses,
+  formAnswers,
+  type InputRounds,
+  inputRequiredAnswer,
+  waitOrAsk,
+} from './input-rounds.ts';
 import { progressToken, withProgress } from './progress.ts';
 import { describeSchemaError } from './schemas.ts';
 import { startPollAnswer, startPollOutputSchema } from './start-poll.ts';
 import { createTaskResult, declaresTasksExtension } from './task-shapes.ts';
 import type { ToolAnswer, ToolCall, ToolDefinition, ToolDeps } from './tool-definition.ts';
-import { startDescription } from './descriptions.ts';
 
 /** One tools/call request, as the per-request server hands it over. */
 export interface ToolsCallRequest {
@@ -84,7 +94,11 @@ export function waitBudgetFor(
 }
 
 /** The wait budget of one call of `tool`, for the client that sent it. */
-export function callBudget(tool: CatalogTool, call: Pick<ToolCall, 'server' | 'ctx'>, deps: ToolDeps): number {
+export function callBudget(
+  tool: CatalogTool,
+  call: Pick<ToolCall, 'server' | 'ctx'>,
+  deps: ToolDeps,
+): number {
   return waitBudgetFor(tool, requestOrigin(call.server, call.ctx).clientName, deps.clientWaitBudgets);
 }
 
@@ -100,12 +114,10 @@ export async function toolRunView(
   return found?.tool === tool.name ? found : undefined;
 }
 
-const MAX_ORIGIN_LENGTH = 200;
-
+/** Caller-supplied text, trimmed and cut to 200 characters; undefined when empty. */
 function text(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const trimmed = value.trim();
-  return trimmed === '' ? undefined : trimmed.slice(0, MAX_ORIGIN_LENGTH);
+  const trimmed = typeof value === 'string' ? value.trim() : '';
+  return trimmed === '' ? undefined : trimmed.slice(0, 200);
 }
 
 /**
@@ -136,13 +148,14 @@ export function requestOrigin(
 
 // ---- a catalog tool's start ---------------------------------------------------------------------
 
-/** The run a start call goes on with: started now, or named by a verified requestState. */
+/**
+ * The run a start call goes on with: started now (`createdAt`), or named by a verified
+ * requestState; `carried`: answers a first call brought along, for the run to get when it asks.
+ */
 interface CallRun {
   workflowId: string;
-  /** When this call created the run (a fresh start). */
   createdAt?: Date;
   round: number;
-  /** Answers a first call brought along, for the run to get when it asks. */
   carried?: Record<string, unknown>;
 }
 

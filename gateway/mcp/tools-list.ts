@@ -30,7 +30,10 @@ export class CatalogTools {
   private readonly listed: Record<Era, { tools: ReturnType<typeof listedTool>[] }>;
 
   constructor(catalog: Catalog, deps: ToolDeps) {
-    const definitions = catalog.tools.flatMap((tool) => [startTool(tool, deps), ...companionTools(tool, deps)]);
+    const definitions = catalog.tools.flatMap((tool) => [
+      startTool(tool, deps),
+      ...companionTools(tool, deps),
+    ]);
     this.byName = new Map(definitions.map((tool) => [tool.name, tool]));
     this.listed = {
       legacy: { tools: definitions.map((tool) => listedTool(tool, 'legacy')) },

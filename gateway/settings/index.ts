@@ -6,16 +6,17 @@
 // start with one line naming the variable and its rule.
 import { parseSettings } from '../../common/settings.ts';
 import { type TemporalEnv, temporalEnv } from '../../common/temporal-env.ts';
+import { type OAuthSettings, oauthSettingsFromEnv } from '../http/oauth-settings.ts';
 import type { CatalogTool } from '../mcp/catalog.ts';
+import { loadCatalog } from '../mcp/catalog-file.ts';
 import type { BackendOptions } from '../temporal/backend.ts';
 import { type ArtifactSettings, artifactsFromEnv } from './artifacts.ts';
 import { type AuthSettings, authSchema } from './auth.ts';
 import { type BudgetSettings, budgetsFromEnv } from './budgets.ts';
-import { loadTools, toolsFileFromEnv } from './catalog.ts';
+import { toolsFileFromEnv } from './catalog.ts';
 import { type CodecSettings, codecSettingsFromEnv } from './codec.ts';
 import { type LimitSettings, limitsFromEnv } from './limits.ts';
 import { assertSafeBind, type ListenSettings, listenFromEnv } from './listen.ts';
-import { type OAuthSettings, oauthSettingsFromEnv } from '../http/oauth-settings.ts';
 import { type PollingSettings, pollingFromEnv } from './polling.ts';
 import { type TraceSettings, traceFromEnv } from './tracing.ts';
 
@@ -59,7 +60,7 @@ export async function loadSettings(env: NodeJS.ProcessEnv = process.env): Promis
   const trace = traceFromEnv(env);
   const toolsFile = toolsFileFromEnv(env);
   const catalogDefaults = { taskQueue: temporal.taskQueue, waitBudgetMs: budgets.waitBudgetMs };
-  const tools = await loadTools(toolsFile, catalogDefaults, env);
+  const tools = await loadCatalog(toolsFile, catalogDefaults, env);
   return {
     ...listen,
     ...budgets,

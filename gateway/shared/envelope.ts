@@ -19,7 +19,9 @@ export interface Envelope {
 }
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
-  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 const string = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** The envelope of one message (a batch has several: see messagesOf). */

@@ -2,14 +2,17 @@
 // its pending activity the latest heartbeat) and, side by side, the tool's progress query on a short
 // deadline. Every read first checks the id's owner tag (task-ids.ts): no Temporal call for an id
 // that is not the caller's, and a run whose memo names another principal is not found.
-import { QueryRejectedError, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
+import {
+  QueryRejectedError,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { linkToRun } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
-import { isClosedMeanwhile, isRunNotFound } from './errors.ts';
+import { GRPC, grpcCode, isClosedMeanwhile, isDeadline, isRunNotFound } from './errors.ts';
 import type { Caller, RunMemo } from './run-memo.ts';
-import { defaultPayloadConverter } from '@temporalio/common';
-import { GRPC, grpcCode, isDeadline } from './errors.ts';
 import {
   type ExecutionState,
   type ExecutionView,
@@ -83,7 +86,11 @@ export class RunViews {
    * see whether the workflow asks for input. Undefined when the run is not the caller's, is closed,
    * or the query fails (the wait goes on either way).
    */
-  async progressOf(workflowId: string, caller: Caller, queryName: string): Promise<ProgressAnswer | undefined> {
+  async progressOf(
+    workflowId: string,
+    caller: Caller,
+    queryName: string,
+  ): Promise<ProgressAnswer | undefined> {
     if (!this.owns(workflowId, caller)) return undefined;
     const answer = await this.query(workflowId, queryName);
     return 'progress' in answer ? answer.progress : undefined;
@@ -110,10 +117,12 @@ export class RunViews {
   /** The progress query's answer or its failure; never rejects (nobody may be awaiting it). */
   query(workflowId: string, queryName: string): Promise<QueryAnswer> {
     const handle = this.calls.client.workflow.getHandle(workflowId);
-    return this.calls.call(() => handle.query<ProgressAnswer>(queryName), this.calls.options.queryTimeoutMs).then(
-      (progress) => ({ progress: isObject(progress) ? progress : {} }),
-      (error: unknown) => ({ error }),
-    );
+    return this.calls
+      .call(() => handle.query<ProgressAnswer>(queryName), this.calls.options.queryTimeoutMs)
+      .then(
+        (progress) => ({ progress: isObject(progress) ? progress : {} }),
+        (error: unknown) => ({ error }),
+      );
   }
 
   /** A closed run's outcome, from its result or the failure its result throws. */
@@ -153,12 +162,22 @@ export class RunViews {
 
   private async runningState(run: OwnedRun, answer: QueryAnswer | undefined): Promise<ExecutionState> {
     const { handle, description } = run;
-    if ((description.raw.pendingWorkflowTask?.attempt ?? 0) >= 2 && (await this.stuckOnSize(handle.workflowId))) {
+    if (
+      (description.raw.pendingWorkflowTask?.attempt ?? 0) >= 2 &&
+      (await this.stuckOnSize(handle.workflowId))
+    ) {
       // It can never complete: end it, so every wait and watch on it ends too, and say why.
-      await this.calls.call(() => handle.terminate(TOO_LARGE_TERMINATION)).catch((err) => {
-        if (!isClosedMeanwhile(err)) throw err;
-      });
-      return { status: 'failed', toolError: false, reason: RESULT_TOO_LARGE, message: RESULT_TOO_LARGE_MESSAGE };
+      await this.calls
+        .call(() => handle.terminate(TOO_LARGE_TERMINATION))
+        .catch((err) => {
+          if (!isClosedMeanwhile(err)) throw err;
+        });
+      return {
+        status: 'failed',
+        toolError: false,
+        reason: RESULT_TOO_LARGE,
+        message: RESULT_TOO_LARGE_MESSAGE,
+      };
     }
     const heartbeat = await this.heartbeat(description);
     const withHeartbeat = heartbeat === undefined ? {} : { heartbeat };

@@ -6,14 +6,23 @@ import { TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
 import { countOpen, taskWatches, type WaitOutcome as WaitEnd, waitSeconds } from '../shared/metrics.ts';
 import { annotateSpan, inSpan } from '../shared/tracing.ts';
 import { timed } from './client.ts';
-import { type ExecutionState, RESULT_TOO_LARGE, RESULT_TOO_LARGE_MESSAGE, TOO_LARGE_TERMINATION } from './run-state.ts';
+import {
+  type ExecutionState,
+  RESULT_TOO_LARGE,
+  RESULT_TOO_LARGE_MESSAGE,
+  TOO_LARGE_TERMINATION,
+} from './run-state.ts';
 import type { RunningTaskSlots } from './slots.ts';
 
 /**
  * The run's outcome once it has closed: its result, or the failure its result throws. Rejects when
  * `signal` aborts first, or Temporal fails (or does not answer).
  */
-export async function outcomeOf(client: Client, workflowId: string, signal?: AbortSignal): Promise<ExecutionState> {
+export async function outcomeOf(
+  client: Client,
+  workflowId: string,
+  signal?: AbortSignal,
+): Promise<ExecutionState> {
   const poll = () => timed('result-wait', () => client.workflow.getHandle(workflowId).result(), signal);
   try {
     return completedState(await (signal ? client.withAbortSignal(signal, poll) : poll()));
@@ -77,7 +86,6 @@ export function stateFromResultError(err: unknown): ExecutionState | undefined {
   const root = chain.at(-1);
   return failed(false, 'failed', `failed: ${root?.message || err.message}`);
 }
-
 
 // ---- waiting ----------------------------------------------------------------------------------------
 

@@ -1,10 +1,11 @@
 // Sample execution views for the gateway's pure mapping tests.
 
-import { GENESIS_HASH } from '../../activities/pow/genesis.ts';
+import { miningTool } from '../../catalog/mining/entry.ts';
 import { catalogTool } from '../../gateway/mcp/catalog.ts';
 import type { ExecutionState, ExecutionView } from '../../gateway/temporal/run-state.ts';
-import { miningTool } from '../../workflows/mining/tool.ts';
-import type { ChainResult, InputRequest } from '../../workflows/mining/types.ts';
+import type { InputRequest } from '../../workflows/mcp-contract.ts';
+import { GENESIS_HASH } from '../../workflows/mining/genesis.ts';
+import type { ChainResult } from '../../workflows/mining/types.ts';
 
 export const CREATED = new Date('2026-11-30T10:00:00.000Z');
 export const UPDATED = new Date('2026-11-30T10:00:05.250Z');

@@ -2,14 +2,10 @@
 // free loopback port. Settings default to values that keep tests fast.
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../gateway/http/app.ts';
-<<<<<<< Updated upstream
+import { buildApp } from '../../gateway/app.ts';
 import { backendOptions, type GatewaySettings, loadSettings } from '../../gateway/settings/index.ts';
-import { createTemporalClient, TemporalBackend } from '../../gateway/temporal/backend.ts';
-=======
 import { TemporalBackend } from '../../gateway/temporal/backend.ts';
 import { createTemporalClient } from '../../gateway/temporal/client.ts';
->>>>>>> Stashed changes
 
 export interface GatewayOptions {
   temporalAddress: string;

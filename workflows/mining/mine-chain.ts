@@ -2,7 +2,6 @@
 // with requireApproval, then waits for a person's answer before publishing the chain.
 import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
 import type * as activities from '../../activities/index.ts';
-import { GENESIS_HASH } from '../../activities/pow/genesis.ts';
 import { McpTool, toolError } from '../mcp-tool.ts';
 import {
   APPROVAL_KEY_PREFIX,
@@ -11,6 +10,7 @@ import {
   readApproval,
 } from './approval.ts';
 import { validateMineChainInput } from './bounds.ts';
+import { GENESIS_HASH } from './genesis.ts';
 import type { ChainResult, MineChainInput, MinedBlock, MiningProgress, Publication } from './types.ts';
 
 const { mineBlock } = proxyActivities<typeof activities>({

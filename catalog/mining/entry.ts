@@ -1,8 +1,8 @@
-// start_mining, the built-in catalog's entry: the mineChain workflow served as a durable tool, read
-// by the gateway like any catalog entry (the gateway adds the companions and the texts on following
-// a long call), with hooks of its own: how its runs read (presentation.ts), its Web UI summary, and
-// the approval policy that turns its arguments into the workflow's input. Not workflow code: the
-// worker does not bundle it.
+// start_mining, the built-in catalog's entry (catalog.ts): the mineChain workflow (workflows/mining/)
+// served as a durable tool, read by the gateway like any catalog entry (the gateway adds the
+// companions and the texts on following a long call), with hooks of its own: how its runs read
+// (presentation.ts), its Web UI summary, and the approval policy that turns its arguments into the
+// workflow's input. Of the gateway it uses gateway/hooks.ts only; the worker does not bundle it.
 import * as z from 'zod/v4';
 import { integerSetting } from '../../common/settings.ts';
 import {
@@ -12,11 +12,11 @@ import {
   catalogTool,
   jsonSchemaOf,
   type ToolHooks,
-} from '../../gateway/mcp/catalog.ts';
-import { INPUT_SIGNAL, PROGRESS_QUERY } from '../mcp-contract.ts';
-import { LIMITS } from './bounds.ts';
+} from '../../gateway/hooks.ts';
+import { INPUT_SIGNAL, PROGRESS_QUERY } from '../../workflows/mcp-contract.ts';
+import { LIMITS } from '../../workflows/mining/bounds.ts';
+import { type ChainResult, MINE_CHAIN_WORKFLOW, type MineChainInput } from '../../workflows/mining/types.ts';
 import { miningPresentation } from './presentation.ts';
-import { type ChainResult, MINE_CHAIN_WORKFLOW, type MineChainInput } from './types.ts';
 
 // ---- when a run must wait for a person --------------------------------------------------------------
 

@@ -2,10 +2,14 @@
 // mining details the workflow adds to its progress answer (blocks, hashes) plus the hashes of the
 // block in flight from its heartbeat, the Web UI summary, and the publication outcome of an
 // approved (or declined) chain. Pure.
-import { failureMessage, hasInputRequests, type Presentation } from '../../gateway/mcp/answers.ts';
-import type { ToolHooks } from '../../gateway/mcp/catalog.ts';
-import type { RunningState } from '../../gateway/temporal/run-state.ts';
-import type { ChainResult, MineBlockHeartbeat, MiningProgress } from './types.ts';
+import {
+  failureMessage,
+  hasInputRequests,
+  type Presentation,
+  type RunningState,
+  type ToolHooks,
+} from '../../gateway/hooks.ts';
+import type { ChainResult, MineBlockHeartbeat, MiningProgress } from '../../workflows/mining/types.ts';
 
 /** The mining details of a progress answer, with the last nonce the block in flight heartbeated. */
 export interface LiveProgress extends MiningProgress {
@@ -41,7 +45,7 @@ export function progressJson(progress: LiveProgress) {
 const count = new Intl.NumberFormat('en-US');
 
 /**
- * The mining presentation; `summary` and `workflowInput` come from the entry (tool.ts), which knows
+ * The mining presentation; `summary` and `workflowInput` come from the entry (entry.ts), which knows
  * the approval policy.
  */
 export function miningPresentation(): ToolHooks & Pick<Presentation, 'statusMessage' | 'progressReport'> {
