@@ -72,10 +72,7 @@ export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call:
   return server.projectCallToolResult(answer as CallToolResult, undefined) as never;
 }
 
-/**
- * Validates `value` (a copy: defaults are filled into it); returns the copy, or throws an Error
- * whose message names the first bad field.
- */
+/** `value` checked (a copy, with defaults filled in); an Error naming the first bad field if not. */
 export function validated<T>(validate: ValidateFunction, value: unknown): T {
   const copy = structuredClone(value);
   if (validate(copy)) return copy as T;
@@ -148,10 +145,7 @@ export function requestOrigin(
 
 // ---- a catalog tool's start ---------------------------------------------------------------------
 
-/**
- * The run a start call goes on with: started now (`createdAt`), or named by a verified
- * requestState; `carried`: answers a first call brought along, for the run to get when it asks.
- */
+/** The run a call goes on with: started now (`createdAt`) or named by its requestState; `carried`: answers it brought. */
 interface CallRun {
   workflowId: string;
   createdAt?: Date;
