@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { MINING_ID_PREFIX, miningTool } from '../catalog/mining/entry.ts';
 import { ANONYMOUS } from '../gateway/mcp/handler.ts';
-import { MCP_PRINCIPAL, MCP_TOOL, type RunMemo, runDetails } from '../gateway/temporal/run-memo.ts';
+import { MCP_PRINCIPAL, MCP_TOOL, type RunMemo } from '../gateway/temporal/run-memo.ts';
+import { runDetails } from '../gateway/temporal/start.ts';
 import { PROTOCOL_VERSION, rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
 import {
   MINE_CHAIN_WORKFLOW,

@@ -40,6 +40,8 @@ export function buildApp(settings: GatewaySettings, deps: AppDeps): FastifyInsta
     },
   });
   app.server.maxConnections = settings.maxConnections;
+  // Who a request is from (http/bearer-auth.ts), on every request object from the start.
+  app.decorateRequest('identity', undefined);
   if (isLoopback(settings.host)) {
     // DNS-rebinding protection for a local server: only loopback Host and Origin values.
     const hostnames = loopbackHostnames(settings.host);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { traceDestination, tracingWanted } from '../common/tracing.ts';
 import { requestSpanSubject } from '../gateway/http/request-tracing.ts';
-import { traceCarrierOf, tracingEnabled } from '../gateway/shared/tracing.ts';
+import { traceCarrierOf, tracing } from '../gateway/shared/tracing.ts';
 import { jaegerTraceEnv, startConfig } from '../launcher/start-config.ts';
 import { spanFactsOf } from '../worker/tracing.ts';
 
@@ -36,7 +36,7 @@ describe('tracingWanted: off unless an OTEL_* setting asks', () => {
     assert.equal(traceDestination({}), 'OTLP/HTTP at http://localhost:4318');
   });
   it('leaves the gateway helpers off in a process that did not start the SDK', () => {
-    assert.equal(tracingEnabled(), false);
+    assert.equal(tracing, false);
   });
 });
 

@@ -1,13 +1,11 @@
 // Who is calling /mcp: a static bearer token is its principal; any other token, with OAuth
 // configured, is checked as an access token (oauth.ts); a request without a usable token is refused
 // with 401 (403 for a token lacking a scope the gateway requires; 503 when the identity provider
-// cannot be asked). Without tokens or OAuth (loopback only) every caller is the local principal.
+// cannot be asked). The identity found is the request's `identity`; without tokens or OAuth
+// (loopback only) there is none, and the MCP layer serves the local principal.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ErrorBody, unauthorized } from '../mcp/errors.ts';
-import { ANONYMOUS } from '../mcp/handler.ts';
 import { type Identity, isRefusal, type OAuthResourceServer, type Refusal } from './oauth.ts';
 
 /** principal → token. Empty: authentication is off (loopback only). */
@@ -28,22 +26,11 @@ export function principalForToken(tokens: AuthTokens, presented: string): string
   return found;
 }
 
-const IDENTITY = Symbol('mcp.identity');
-type WithIdentity = IncomingMessage & { [IDENTITY]?: Identity };
-
-/** Who the auth hook found a request to be from, if anyone. */
-export function authenticatedIdentity(request: IncomingMessage): Identity | undefined {
-  return (request as WithIdentity)[IDENTITY];
-}
-
-/** The principal of an incoming HTTP request (the local one when authentication is off). */
-export function principalOf(request: IncomingMessage): string {
-  return authenticatedIdentity(request)?.principal ?? ANONYMOUS;
-}
-
-/** The SDK's authInfo for a principal: each per-request server is bound to it. */
-export function authInfoFor(principal: string): AuthInfo {
-  return { token: '', clientId: principal, scopes: [] };
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who the request is from, once bearerAuth has found out; absent: authentication is off. */
+    identity?: Identity;
+  }
 }
 
 export function sendJson(
@@ -95,6 +82,6 @@ export function bearerAuth({ tokens, oauth, staticScopes = new Map() }: Authenti
       identity = outcome;
     }
     if (!identity) return refuse(reply, 'invalid_token', 'the bearer token is not valid');
-    (request.raw as WithIdentity)[IDENTITY] = identity;
+    request.identity = identity;
   };
 }

@@ -23,7 +23,7 @@ import {
   codecPrincipalRefused,
   codecUndecryptable,
 } from '../mcp/errors.ts';
-import { type Authentication, authenticatedIdentity, bearerAuth } from './bearer-auth.ts';
+import { type Authentication, bearerAuth } from './bearer-auth.ts';
 import { isLoopback } from './loopback.ts';
 
 export interface CodecServerSettings {
@@ -112,7 +112,7 @@ export const codecEndpoint: FastifyPluginAsync<CodecEndpointOptions> = async (ap
     if (authenticate) {
       await authenticate(request, reply);
       if (reply.sent) return;
-      const principal = authenticatedIdentity(request.raw)?.principal;
+      const principal = request.identity?.principal;
       if (options.principals && (!principal || !options.principals.includes(principal)))
         return send(reply, 403, codecPrincipalRefused(principal ?? ''));
       return;

@@ -18,19 +18,12 @@ import type { ServerResponse } from 'node:http';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, HEADER_MISMATCH, internalError } from '../mcp/errors.ts';
-import type { McpHandler } from '../mcp/handler.ts';
+import { ANONYMOUS, type McpHandler } from '../mcp/handler.ts';
 import { withRequestLog } from '../mcp/observe.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
 import { requestIdOf } from '../shared/envelope.ts';
-import {
-  type Authentication,
-  authenticatedIdentity,
-  authInfoFor,
-  bearerAuth,
-  principalOf,
-  sendJson,
-  sendRefusal,
-} from './bearer-auth.ts';
+import { tracing } from '../shared/tracing.ts';
+import { type Authentication, bearerAuth, sendJson, sendRefusal } from './bearer-auth.ts';
 import { limitJsonDepth } from './json-body.ts';
 import { bindTask, bindTaskFromBody } from './logging.ts';
 import type { ToolScopes } from './oauth.ts';
@@ -145,16 +138,39 @@ function admission(app: Parameters<FastifyPluginAsync>[0], options: McpRouteOpti
   if (auth.tokens.size > 0 || auth.oauth) app.addHook('onRequest', bearerAuth(auth));
   app.addHook('preHandler', bindTaskFromBody);
   if (auth.oauth && toolScopes && !toolScopes.empty) {
-    app.addHook('preHandler', toolScopes.hook(auth.oauth, authenticatedIdentity, sendRefusal));
+    app.addHook('preHandler', toolScopes.hook(auth.oauth, sendRefusal));
   }
   if (pollLimit) {
     const { minIntervalMs, ...rest } = pollLimit;
-    const principal = (request: FastifyRequest) => principalOf(request.raw);
+    const principal = (request: FastifyRequest) => request.identity?.principal ?? ANONYMOUS;
     app.addHook(
       'preHandler',
       pollRateLimit(new PollRateLimiter(minIntervalMs), { ...rest, principalOf: principal }),
     );
   }
+}
+
+/** One request on its way through: who it is from, and what its answer gets (the trace context). */
+interface Exchange {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  principal: string;
+  decorate: (response: Response) => Promise<Response>;
+}
+
+/** The MCP layer's answer to one request, written to its socket. */
+function answer({ request, reply, principal, decorate }: Exchange, options: McpRouteOptions): Promise<void> {
+  const parsedBody = request.body;
+  const authInfo = { token: '', clientId: principal, scopes: [] };
+  return writeResponse(
+    reply.raw,
+    async (gone) => {
+      const webRequest = await toWebRequest(request.raw, parsedBody, { signal: gone });
+      return decorate(await options.mcp.fetch({ request: webRequest, authInfo, parsedBody, gone }));
+    },
+    parsedBody,
+    options.onError,
+  );
 }
 
 export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options) => {
@@ -167,27 +183,12 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
   app.all('/mcp', { bodyLimit: options.bodyLimitBytes }, async (request, reply) => {
     if (!checkHeaders(request, reply, options)) return reply;
     reply.hijack();
-    const principal = principalOf(request.raw);
-    const authInfo = authInfoFor(principal);
-    const parsedBody = request.body;
-    await traceRequest(request, reply, principal, (decorate) => {
+    // Every per-request server is bound to the caller: the local principal when nobody authenticates.
+    const principal = request.identity?.principal ?? ANONYMOUS;
+    const serve = (decorate: (response: Response) => Promise<Response>) => {
       const log = { bindTask: (taskId: string | undefined) => bindTask(request, reply, taskId) };
-      return withRequestLog(log, () =>
-        writeResponse(
-          reply.raw,
-          async (gone) =>
-            decorate(
-              await options.mcp.fetch({
-                request: await toWebRequest(request.raw, parsedBody, { signal: gone }),
-                authInfo,
-                parsedBody,
-                gone,
-              }),
-            ),
-          parsedBody,
-          options.onError,
-        ),
-      );
-    });
+      return withRequestLog(log, () => answer({ request, reply, principal, decorate }, options));
+    };
+    await (tracing ? traceRequest(request, reply, principal, serve) : serve(async (response) => response));
   });
 };

@@ -3,7 +3,6 @@
 // with the scopes the gateway requires, and each catalog tool's own scopes on the calls about it.
 // Refusals carry the RFC 6750 challenge (built by the MCP SDK) that points clients at the RFC 9728
 // metadata this module also serves, so they can find the authorization server.
-import type { IncomingMessage } from 'node:http';
 import {
   bearerAuthChallengeResponse,
   getOAuthProtectedResourceMetadataUrl,
@@ -24,6 +23,7 @@ import {
   insufficientScope,
   unauthorized,
 } from '../mcp/errors.ts';
+import { envelopeOf } from '../shared/envelope.ts';
 import { taskIdPrefix } from '../temporal/task-ids.ts';
 import { AuthorizationServerUnavailable } from './authorization-server.ts';
 import { JwtAccessTokenVerifier } from './jwt-verifier.ts';
@@ -188,23 +188,19 @@ export class ToolScopes {
   /** The scopes `message` needs that `identity` lacks (all the request needs), or undefined. */
   async missing(message: unknown, identity: Identity): Promise<readonly string[] | undefined> {
     if (!identity.scopes || !message || typeof message !== 'object') return undefined;
-    const { method, params } = message as { method?: unknown; params?: Record<string, unknown> };
+    const { method, params, tool, taskId, listenTaskIds } = envelopeOf(message);
     const ofTask = (taskId: unknown) => {
       const prefix = typeof taskId === 'string' ? taskIdPrefix(taskId) : undefined;
       return prefix === undefined ? undefined : this.byIdPrefix.get(prefix);
     };
     const handlers: (ScopeChallengeHandler | undefined)[] = [];
-    if (method === 'tools/call' && typeof params?.name === 'string')
-      handlers.push(this.byName.get(params.name));
-    else if (typeof method === 'string' && TASK_METHODS.has(method)) handlers.push(ofTask(params?.taskId));
-    else if (method === 'resources/read' && typeof params?.uri === 'string')
+    if (tool) handlers.push(this.byName.get(tool));
+    else if (method && TASK_METHODS.has(method)) handlers.push(ofTask(taskId));
+    else if (method === 'resources/read' && typeof params.uri === 'string')
       // An artifact is part of its run's result: reading it needs what tasks/get of the run needs.
       handlers.push(ofTask(parseArtifactUri(params.uri)?.taskId));
-    else if (method === 'subscriptions/listen') {
-      // Watching a task is reading it: the scopes its tasks/get would need, for every task named.
-      const taskIds = (params?.notifications as { taskIds?: unknown } | undefined)?.taskIds;
-      if (Array.isArray(taskIds)) handlers.push(...new Set(taskIds.map(ofTask)));
-    }
+    // Watching a task is reading it: the scopes its tasks/get would need, for every task named.
+    else if (listenTaskIds) handlers.push(...new Set(listenTaskIds.map(ofTask)));
     for (const handler of handlers) {
       const challenge = await handler?.({
         request: message as JSONRPCRequest,
@@ -216,13 +212,9 @@ export class ToolScopes {
   }
 
   /** preHandler hook for /mcp: 403 `insufficient_scope` for a call the token's scopes do not cover. */
-  hook(
-    oauth: OAuthResourceServer,
-    identityOf: (request: IncomingMessage) => Identity | undefined,
-    send: (reply: FastifyReply, refusal: Refusal) => unknown,
-  ) {
+  hook(oauth: OAuthResourceServer, send: (reply: FastifyReply, refusal: Refusal) => unknown) {
     return async (request: FastifyRequest, reply: FastifyReply) => {
-      const identity = identityOf(request.raw);
+      const identity = request.identity;
       if (!identity?.scopes) return;
       const messages = Array.isArray(request.body) ? request.body : [request.body];
       for (const message of messages) {

@@ -3,16 +3,16 @@
 // the HTTP `traceparent`/`tracestate` headers), and, once it runs, its trace id on the request's
 // log lines and in the answer (`result._meta.traceparent` of a JSON answer, and the W3C
 // `traceresponse` header), so a log line, a trace and a Web UI run lead to each other.
-// With tracing off, traceRequest() is a call-through.
+// The route calls it only with tracing on.
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { envelopeOf } from '../shared/envelope.ts';
 import {
   activeTraceCarrier,
   activeTraceId,
   inRequestSpan,
   type RequestSpanSubject,
   traceCarrierOf,
-  tracingEnabled,
 } from '../shared/tracing.ts';
 
 const MAX_TARGET_LENGTH = 200;
@@ -26,23 +26,20 @@ export function requestSpanSubject(
   headers: IncomingMessage['headers'],
   principal: string,
 ): RequestSpanSubject {
-  const { method, params, id } = (body && typeof body === 'object' ? body : {}) as {
-    method?: unknown;
-    params?: Record<string, unknown>;
-    id?: unknown;
-  };
-  const name = text(method) ?? 'mcp';
-  const tool = name === 'tools/call' ? text(params?.name) : undefined;
-  const task = name.startsWith('tasks/') ? text(params?.taskId) : undefined;
-  const workflowId = text((params?.arguments as Record<string, unknown> | undefined)?.workflow_id);
-  const meta = params?._meta as Record<string, unknown> | undefined;
+  const envelope = envelopeOf(body);
+  const { params, id } = envelope;
+  const name = text(envelope.method) ?? 'mcp';
+  const tool = text(envelope.tool);
+  const task = text(envelope.taskId);
+  const workflowId = text(envelope.workflowId);
+  const meta = params._meta as Record<string, unknown> | undefined;
   const version =
     text(meta?.['io.modelcontextprotocol/protocolVersion']) ?? text(headers['mcp-protocol-version']);
   const attributes: RequestSpanSubject['attributes'] = {};
   if (tool) attributes['gen_ai.tool.name'] = tool;
   if (task ?? workflowId) attributes['mcp.task.id'] = (task ?? workflowId) as string;
   if (version) attributes['mcp.protocol.version'] = version;
-  if (typeof id === 'string' || typeof id === 'number') attributes['jsonrpc.request.id'] = String(id);
+  if (id !== undefined) attributes['jsonrpc.request.id'] = String(id);
   // The envelope's trace context wins: it is the MCP request's own; the headers may be a proxy's.
   const parent = traceCarrierOf(meta) ?? traceCarrierOf(headers);
   return { method: name, target: tool ?? task, attributes, principal, ...(parent ? { parent } : {}) };
@@ -85,7 +82,6 @@ export function traceRequest<T>(
   principal: string,
   run: (decorate: (response: Response) => Promise<Response>) => Promise<T>,
 ): Promise<T> {
-  if (!tracingEnabled()) return run(async (response) => response);
   return inRequestSpan(requestSpanSubject(request.body, request.raw.headers, principal), () => {
     const traceId = activeTraceId();
     if (traceId) {

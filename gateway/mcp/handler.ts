@@ -13,7 +13,7 @@ import {
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { envelopeOf } from '../shared/envelope.ts';
+import { declaresTasksExtension, envelopeOf } from '../shared/envelope.ts';
 import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import { SHUTDOWN } from '../temporal/wait.ts';
@@ -32,7 +32,6 @@ import { observeTaskRequest, observeToolCall } from './observe.ts';
 import { resourcesList } from './resources-list.ts';
 import { resourcesRead } from './resources-read.ts';
 import { type ListenRequest, TaskSubscriptions } from './subscriptions-listen.ts';
-import { declaresTasksExtension } from './task-shapes.ts';
 import { tasksCancel } from './tasks-cancel.ts';
 import { tasksGet } from './tasks-get.ts';
 import { tasksUpdate } from './tasks-update.ts';

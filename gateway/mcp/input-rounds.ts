@@ -133,24 +133,19 @@ export interface CallWait {
   gone: AbortSignal;
   /** The gateway stops. */
   stopping?: AbortSignal;
-  /** Multi-round-trip input; absent: the wait is on the run alone. */
-  rounds?: InputRounds;
+  /** The call's multi-round-trip material. */
+  rounds: InputRounds;
   /** Answers a first call brought along, sent when the run asks for their keys. */
   carried?: Record<string, unknown>;
 }
 
 /**
- * Waits the budget for the run to close. With multi-round-trip input it also watches the run's
- * progress query, and ends as soon as the run asks for input this client can answer. Answers a first
+ * Waits the budget for the run to close (a 2026-07-28 call of a tool that takes input), watching
+ * the run's progress query: ends as soon as the run asks for input this client can answer. Answers a first
  * call brought along are signalled when the run asks for their keys (once each), and the wait goes on.
  */
 export async function waitOrAsk(backend: TemporalBackend, wait: CallWait): Promise<WaitEnd> {
-  const { tool, workflowId, budgetMs, gone, stopping, rounds } = wait;
-  if (!rounds || !tool.progressQuery || !tool.inputSignal)
-    return backend.waits.forResult(workflowId, budgetMs, {
-      gone,
-      ...(stopping ? { interrupt: stopping } : {}),
-    });
+  const { workflowId, budgetMs, gone, stopping } = wait;
   const interrupt = new AbortController();
   const stop = () => interrupt.abort(SHUTDOWN);
   stopping?.addEventListener('abort', stop, { once: true });
@@ -191,7 +186,7 @@ async function watchForInput(
       await backend.actions.sendInput(workflowId, caller, input);
       continue;
     }
-    const answerable = rounds?.answerable(outstanding) ?? {};
+    const answerable = rounds.answerable(outstanding);
     if (Object.keys(answerable).length > 0) {
       onAsked(answerable);
       interrupt.abort('input_required');

@@ -4,7 +4,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { type TaskRequestOutcome, type ToolCallOutcome, taskRequests, toolCalls } from '../shared/metrics.ts';
-import { annotateSpan } from '../shared/tracing.ts';
+import { annotateSpan, tracing } from '../shared/tracing.ts';
 import {
   INVALID_PARAMS,
   isResourceNotFound,
@@ -82,16 +82,17 @@ export async function observeToolCall<T>(tool: string, call: () => Promise<T>): 
     const answer = await call();
     const outcome = toolCallOutcome(answer);
     toolCalls.inc({ tool, outcome });
-    annotateSpan({
-      'mcp.outcome': outcome,
-      'mcp.task.id': answerTaskId(answer),
-      'mcp.task.status': answerStatus(answer),
-    });
+    if (tracing)
+      annotateSpan({
+        'mcp.outcome': outcome,
+        'mcp.task.id': answerTaskId(answer),
+        'mcp.task.status': answerStatus(answer),
+      });
     logFor(answerTaskId(answer))?.info({ tool, outcome, ms: elapsedMs() }, 'tools/call');
     return answer;
   } catch (err) {
     toolCalls.inc({ tool, outcome: 'error' });
-    annotateSpan({ 'mcp.outcome': 'error' });
+    if (tracing) annotateSpan({ 'mcp.outcome': 'error' });
     const internal = !(err instanceof ProtocolError) || err.code !== INVALID_PARAMS;
     const log = logFor(undefined);
     const fields = { tool, outcome: 'error', ms: elapsedMs(), ...errorFields(err) };
@@ -115,10 +116,11 @@ export async function observeTaskRequest<T>(
     taskRequests.inc({ method, outcome: 'ok' });
     // A task's status ("working", ...); a subscription's answer is a stream, whose HTTP status is not one.
     const status = (answer as { status?: unknown } | undefined)?.status;
-    annotateSpan({
-      'mcp.outcome': 'ok',
-      ...(typeof status === 'string' ? { 'mcp.task.status': status } : {}),
-    });
+    if (tracing)
+      annotateSpan({
+        'mcp.outcome': 'ok',
+        ...(typeof status === 'string' ? { 'mcp.task.status': status } : {}),
+      });
     log?.info(
       {
         method,
@@ -132,7 +134,7 @@ export async function observeTaskRequest<T>(
   } catch (err) {
     const outcome = taskRequestOutcome(err);
     taskRequests.inc({ method, outcome });
-    annotateSpan({ 'mcp.outcome': outcome });
+    if (tracing) annotateSpan({ 'mcp.outcome': outcome });
     const fields = { method, outcome, ms: elapsedMs(), ...errorFields(err) };
     if (outcome === 'error') log?.warn(fields, `${method} failed`);
     else log?.info(fields, `${method} refused`);

@@ -5,12 +5,6 @@ import type { ProgressReport } from './presentation-hooks.ts';
 
 export const PROGRESS_INTERVAL_MS = 1_000;
 
-/** The request's progress token, if it asked for progress. */
-export function progressToken(ctx: ServerContext): string | number | undefined {
-  const token = (ctx.mcpReq._meta as { progressToken?: unknown } | undefined)?.progressToken;
-  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
-}
-
 /** What to report: the request's token, the first report, and how to read the run's progress. */
 export interface ProgressReporting {
   token: string | number;

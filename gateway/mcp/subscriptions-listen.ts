@@ -8,6 +8,7 @@
 // reading is closed once its stream holds too many frames; on shutdown every stream ends with its
 // result. Refusals are thrown as ProtocolErrors (handler.ts answers them).
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import { declaresTasksExtension } from '../shared/envelope.ts';
 import { countOpen, taskSubscriptions } from '../shared/metrics.ts';
 import { META } from '../shared/protocol.ts';
 import type { Caller } from '../temporal/run-memo.ts';
@@ -19,7 +20,7 @@ import {
   slowSubscriber,
   subscriptionLimit,
 } from './errors.ts';
-import { type DetailedTask, declaresTasksExtension } from './task-shapes.ts';
+import type { DetailedTask } from './task-shapes.ts';
 import { TaskWatches, type TaskWatchesDeps } from './task-watches.ts';
 
 export interface SubscriptionLimits {

@@ -5,9 +5,8 @@
 // Task status: running → working (input_required when the workflow asks for input); completed →
 // completed with the tool result; a tool-level failure → completed with isError; cancelled →
 // cancelled; any other failure → failed with a JSON-RPC error.
-import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
-import { TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import { INTERNAL_ERROR, type JsonRpcErrorObject } from './errors.ts';
 import {
@@ -20,13 +19,6 @@ import {
   type TaskTiming,
   toolResult,
 } from './start-poll.ts';
-
-/** Whether a request may receive a task: its client capabilities declare the Tasks extension. */
-export function declaresTasksExtension(capabilities: ClientCapabilities | undefined): boolean {
-  const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
-  const value = extensions?.[TASKS_EXTENSION];
-  return typeof value === 'object' && value !== null;
-}
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 

@@ -2,7 +2,7 @@
 // moment the run closes (one long poll), and changes the steady interval shows before that (status,
 // status line, outstanding input). The watch starts with its first subscriber and stops when the
 // task ends or its last subscriber leaves.
-import { recordPush } from '../shared/tracing.ts';
+import { recordPush, tracing } from '../shared/tracing.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import type { ExecutionState, ExecutionView } from '../temporal/run-state.ts';
@@ -124,10 +124,11 @@ export class TaskWatches {
     let lastKey = changeKey(this.task(first));
     // Each notification is a span of its own, linked to the trace of the run's start.
     const notify = (task: DetailedTask) => {
-      recordPush(first.trace, 'notifications/tasks', {
-        'mcp.task.id': task.taskId,
-        'mcp.task.status': task.status,
-      });
+      if (tracing)
+        recordPush(first.trace, 'notifications/tasks', {
+          'mcp.task.id': task.taskId,
+          'mcp.task.status': task.status,
+        });
       for (const push of watch.subscribers) push(task);
     };
     // A long poll that fails (Temporal unreachable for a while) leaves the interval to find the end.

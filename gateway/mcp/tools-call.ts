@@ -5,6 +5,7 @@
 // declared the Tasks extension; else the start/poll "running" JSON the companions continue.
 import type { CallToolRequest, CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { declaresTasksExtension } from '../shared/envelope.ts';
 import { META } from '../shared/protocol.ts';
 import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
@@ -21,12 +22,13 @@ import {
   formAnswers,
   type InputRounds,
   inputRequiredAnswer,
+  type WaitEnd,
   waitOrAsk,
 } from './input-rounds.ts';
-import { progressToken, withProgress } from './progress.ts';
+import { withProgress } from './progress.ts';
 import { describeSchemaError } from './schemas.ts';
 import { startPollAnswer, startPollOutputSchema } from './start-poll.ts';
-import { createTaskResult, declaresTasksExtension } from './task-shapes.ts';
+import { createTaskResult } from './task-shapes.ts';
 import type { ToolAnswer, ToolCall, ToolDefinition, ToolDeps } from './tool-definition.ts';
 
 /** One tools/call request, as the per-request server hands it over. */
@@ -179,19 +181,24 @@ export function startTool(tool: CatalogTool, deps: ToolDeps): ToolDefinition {
 async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unknown>, call: ToolCall) {
   const { ctx, caller, rounds } = call;
   const run = rounds?.resumes ? await resume(tool, deps, call) : await begin(tool, deps, args, call);
-  const waiting = waitOrAsk(deps.backend, {
-    tool,
-    workflowId: run.workflowId,
-    caller,
-    budgetMs: callBudget(tool, call, deps),
-    gone: ctx.mcpReq.signal,
-    ...(deps.stopping ? { stopping: deps.stopping } : {}),
-    ...(rounds ? { rounds } : {}),
-    ...(run.carried ? { carried: run.carried } : {}),
-  });
-  const token = progressToken(ctx);
-  const outcome =
-    token === undefined
+  const budgetMs = callBudget(tool, call, deps);
+  const gone = ctx.mcpReq.signal;
+  const { stopping } = deps;
+  // Only a 2026-07-28 call of a tool that asks for input watches for it while it waits.
+  const waiting =
+    rounds && tool.progressQuery && tool.inputSignal
+      ? waitOrAsk(deps.backend, {
+          ...{ tool, workflowId: run.workflowId, caller, budgetMs, gone, rounds },
+          ...(stopping ? { stopping } : {}),
+          ...(run.carried ? { carried: run.carried } : {}),
+        })
+      : deps.backend.waits.forResult(run.workflowId, budgetMs, {
+          gone,
+          ...(stopping ? { interrupt: stopping } : {}),
+        });
+  const token = (ctx.mcpReq._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  const outcome: WaitEnd =
+    typeof token !== 'string' && typeof token !== 'number'
       ? await waiting
       : await withProgress(
           ctx,

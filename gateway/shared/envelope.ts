@@ -1,6 +1,8 @@
 // The one reader of a JSON-RPC message's envelope: what a parsed /mcp body says about itself, for
-// every place that routes, limits, logs or traces by it before the MCP layer parses it properly.
-// Untrusted input: every field is checked for its type, and a body that is no message reads empty.
+// every place that routes, limits, logs or traces by it before the MCP layer parses it properly,
+// and whether the client capabilities a request declares take tasks. Untrusted input: every field
+// is checked for its type, and a body that is no message reads empty.
+import { TASKS_EXTENSION } from './protocol.ts';
 
 /** A JSON-RPC message as the gateway reads it ahead of the SDK. */
 export interface Envelope {
@@ -52,4 +54,11 @@ export function messagesOf(body: unknown): Envelope[] {
 /** The id to echo in an error answer to a body: its request id, or null (a batch, or none). */
 export function requestIdOf(body: unknown): string | number | null {
   return Array.isArray(body) ? null : (envelopeOf(body).id ?? null);
+}
+
+/** Whether a request may receive a task: its client capabilities declare the Tasks extension. */
+export function declaresTasksExtension(capabilities: object | undefined): boolean {
+  const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  const value = extensions?.[TASKS_EXTENSION];
+  return typeof value === 'object' && value !== null;
 }

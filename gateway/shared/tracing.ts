@@ -1,8 +1,8 @@
 // The gateway's spans, for every layer: the span of one MCP request (its parent the caller's W3C
 // trace context), the spans inside it (the wait budget), links from a later poll or push back to
 // the trace of the run's start, and the run's trace context kept in its memo. Every helper is a
-// plain call-through until enableTracing() runs (common/tracing.ts started the SDK): with tracing
-// off, a request pays one boolean test per helper.
+// plain call-through until enableTracing() runs (common/tracing.ts started the SDK); callers test
+// `tracing` first, so with tracing off a request runs none of this file.
 import {
   type Attributes,
   type AttributeValue,
@@ -18,16 +18,15 @@ import {
   trace,
 } from '@opentelemetry/api';
 
-let on = false;
+/** Whether tracing is on: a live binding, read without a call (enableTracing sets it at start). */
+export let tracing = false;
 let principalInSpans = false;
 
 /** Turns the helpers on (once the SDK is registered); the principal goes in spans only if asked. */
 export function enableTracing(options: { principalAttribute: boolean }): void {
-  on = true;
+  tracing = true;
   principalInSpans = options.principalAttribute;
 }
-
-export const tracingEnabled = (): boolean => on;
 
 const tracer = () => trace.getTracer('temporal-mcp-gateway', '0.1.0');
 
@@ -64,13 +63,13 @@ function contextOf(carrier: TraceCarrier | undefined): Context {
 /** The W3C trace context of the active span (for a memo or a response's `_meta`); {} when none. */
 export function activeTraceCarrier(): TraceCarrier {
   const carrier: Record<string, string> = {};
-  if (on) propagation.inject(context.active(), carrier);
+  if (tracing) propagation.inject(context.active(), carrier);
   return carrier;
 }
 
 /** The active span's trace id, when tracing is on and a span is active. */
 export function activeTraceId(): string | undefined {
-  const span = on ? trace.getActiveSpan() : undefined;
+  const span = tracing ? trace.getActiveSpan() : undefined;
   return span && isSpanContextValid(span.spanContext()) ? span.spanContext().traceId : undefined;
 }
 
@@ -105,7 +104,7 @@ export function inRequestSpan<T>(
   subject: RequestSpanSubject,
   fn: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
-  if (!on) return fn(undefined);
+  if (!tracing) return fn(undefined);
   const parent = contextOf(subject.parent);
   const span = tracer().startSpan(
     subject.target ? `${subject.method} ${subject.target}` : subject.method,
@@ -124,7 +123,7 @@ export function inRequestSpan<T>(
 
 /** Runs `fn` in a child span of the active one. Off: `fn()`. */
 export function inSpan<T>(name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
-  if (!on) return fn();
+  if (!tracing) return fn();
   const parent = context.active();
   return runIn(tracer().startSpan(name, { attributes }, parent), parent, () => fn());
 }
@@ -134,7 +133,7 @@ export function inSpan<T>(name: string, attributes: Attributes, fn: () => Promis
  * undefined values are left out.
  */
 export function annotateSpan(attributes: Record<string, AttributeValue | undefined>): void {
-  if (!on) return;
+  if (!tracing) return;
   const span = trace.getActiveSpan();
   if (!span) return;
   for (const [key, value] of Object.entries(attributes))
@@ -151,7 +150,7 @@ function runLink(run: TraceCarrier | undefined) {
  * child of a span that closed long ago). Nothing when the span is already in that trace.
  */
 export function linkToRun(run: TraceCarrier | undefined, attributes: Attributes = {}): void {
-  if (!on) return;
+  if (!tracing) return;
   const span = trace.getActiveSpan();
   const linked = runLink(run);
   if (!span || !linked || linked.traceId === span.spanContext().traceId) return;
@@ -160,7 +159,7 @@ export function linkToRun(run: TraceCarrier | undefined, attributes: Attributes 
 
 /** A span for one push notification about a run, linked to the run's trace. */
 export function recordPush(run: TraceCarrier | undefined, name: string, attributes: Attributes): void {
-  if (!on) return;
+  if (!tracing) return;
   const linked = runLink(run);
   tracer()
     .startSpan(name, {

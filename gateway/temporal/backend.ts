@@ -37,7 +37,7 @@ export class TemporalBackend {
         ? new RunningTaskSlots(client, {
             serverSecret: options.serverSecret,
             limit,
-            call: (fn) => this.calls.call(fn),
+            calls: this.calls,
           })
         : undefined;
     this.views = new RunViews(this.calls, options.serverSecret);

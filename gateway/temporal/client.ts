@@ -7,7 +7,7 @@ import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors
 import type { EncryptionCodec } from '../../common/payload-codec.ts';
 import type { TemporalEnv } from '../../common/temporal-env.ts';
 import { type TemporalOperation, temporalSeconds } from '../shared/metrics.ts';
-import { tracingEnabled } from '../shared/tracing.ts';
+import { tracing } from '../shared/tracing.ts';
 import { TemporalDeadlineError } from './errors.ts';
 import { isSlotId, SLOT_WORKFLOW_TYPE } from './slots.ts';
 
@@ -71,10 +71,7 @@ export function createTemporalClient(
     // With tracing on, every client call is a span under the request's, and a start carries the
     // trace context to the workflow in its headers.
     interceptors: {
-      workflow: [
-        metricsInterceptor(),
-        ...(tracingEnabled() ? [new OpenTelemetryWorkflowClientInterceptor()] : []),
-      ],
+      workflow: [metricsInterceptor(), ...(tracing ? [new OpenTelemetryWorkflowClientInterceptor()] : [])],
     },
     // A progress query on a closed run is refused by Temporal at once instead of replayed on a worker.
     workflow: { queryRejectCondition: 'NOT_OPEN' },

@@ -39,8 +39,8 @@ interface SlotsOptions {
   serverSecret: Buffer;
   /** Slots per principal (the cap). */
   limit: number;
-  /** Runs every call through the backend's deadline. */
-  call: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Runs every call under the client's deadline (client.ts). */
+  calls: { call<T>(fn: () => Promise<T>): Promise<T> };
   now?: () => number;
 }
 
@@ -117,7 +117,7 @@ export class RunningTaskSlots {
   /** Ends a slot's holder (a no-op once ended). */
   async release(slot: Slot): Promise<void> {
     try {
-      await this.options.call(() =>
+      await this.options.calls.call(() =>
         this.client.workflow
           .getHandle(slot.workflowId, slot.runId)
           .terminate('the run it admitted has ended'),
@@ -139,7 +139,7 @@ export class RunningTaskSlots {
   private async tryTake(principal: string, index: number, taskId: string): Promise<Slot | undefined> {
     const workflowId = this.slotId(principal, index);
     try {
-      const handle = await this.options.call(() =>
+      const handle = await this.options.calls.call(() =>
         this.client.workflow.start(SLOT_WORKFLOW_TYPE, {
           workflowId,
           taskQueue: SLOT_TASK_QUEUE,
@@ -165,7 +165,7 @@ export class RunningTaskSlots {
         const holder = this.client.workflow.getHandle(this.slotId(principal, index));
         let description: Awaited<ReturnType<typeof holder.describe>>;
         try {
-          description = await this.options.call(() => holder.describe());
+          description = await this.options.calls.call(() => holder.describe());
         } catch (err) {
           if (isRunNotFound(err)) return index;
           throw err;
@@ -185,7 +185,7 @@ export class RunningTaskSlots {
   /** Whether the run has ended; a run not found has ended only once its holder is `settled`. */
   private async hasEnded(taskId: string, settled: boolean): Promise<boolean> {
     try {
-      const run = await this.options.call(() => this.client.workflow.getHandle(taskId).describe());
+      const run = await this.options.calls.call(() => this.client.workflow.getHandle(taskId).describe());
       return run.status.name !== 'RUNNING';
     } catch (err) {
       // Never started (its start failed), or gone past its retention.

@@ -9,7 +9,7 @@ import {
 } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { linkToRun } from '../shared/tracing.ts';
+import { linkToRun, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
 import { GRPC, grpcCode, isClosedMeanwhile, isDeadline, isRunNotFound } from './errors.ts';
 import type { Caller, RunMemo } from './run-memo.ts';
@@ -63,7 +63,7 @@ export class RunViews {
     const found = await this.owned(workflowId, caller);
     if (!found) return undefined;
     const { handle, description, memo } = found;
-    linkToRun(memo.trace, { 'mcp.task.id': workflowId });
+    if (tracing) linkToRun(memo.trace, { 'mcp.task.id': workflowId });
     const createdAt = memo.createdAt ? new Date(memo.createdAt) : description.startTime;
     const state: ExecutionState =
       description.status.name !== 'RUNNING'

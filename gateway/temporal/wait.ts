@@ -4,7 +4,7 @@ import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
 import { countOpen, taskWatches, type WaitOutcome as WaitEnd, waitSeconds } from '../shared/metrics.ts';
-import { annotateSpan, inSpan } from '../shared/tracing.ts';
+import { annotateSpan, inSpan, tracing } from '../shared/tracing.ts';
 import { timed } from './client.ts';
 import {
   type ExecutionState,
@@ -118,6 +118,7 @@ export class RunWaits {
   forResult(workflowId: string, budgetMs: number, signals: WaitSignals = {}): Promise<WaitResult> {
     if (budgetMs <= 0 || signals.gone?.aborted || signals.interrupt?.aborted)
       return Promise.resolve({ kind: 'running' });
+    if (!tracing) return this.bounded(workflowId, budgetMs, signals);
     return inSpan('wait budget', { 'mcp.task.id': workflowId, 'mcp.wait.budget_ms': budgetMs }, () =>
       this.bounded(workflowId, budgetMs, signals),
     );
@@ -128,7 +129,7 @@ export class RunWaits {
     // How the wait ended: on the wait histogram, and on the wait's span.
     const ended = (how: WaitEnd) => {
       end({ outcome: how });
-      annotateSpan({ 'mcp.wait.end': how });
+      if (tracing) annotateSpan({ 'mcp.wait.end': how });
       this.slots?.waitEnded(workflowId, how === 'closed');
     };
     const budget = new AbortController();
