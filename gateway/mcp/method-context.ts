@@ -1,10 +1,11 @@
 // What the MCP method handlers work with: the gateway's dependencies, handed over once when the
 // handler is made, and one request's own context. Types only.
-import type { ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolRequest, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ArtifactStore } from '../../common/artifact-store.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import type { Catalog } from './catalog.ts';
+import type { InputRounds } from './input-rounds.ts';
 import type { TaskTiming } from './start-poll.ts';
 import type { SubscriptionLimits } from './subscriptions-listen.ts';
 
@@ -35,4 +36,16 @@ export interface TaskRequest {
   ctx: ServerContext;
   caller: Caller;
   deps: McpDeps;
+}
+
+/** One tools/call request, as the per-request server hands it over. */
+export interface ToolsCallRequest {
+  server: Server;
+  request: CallToolRequest;
+  ctx: ServerContext;
+  caller: Caller;
+  /** The request's protocol era: only 2026-07-28 (`modern`) requests are checked for capabilities. */
+  era: 'legacy' | 'modern';
+  /** Multi-round-trip input (2026-07-28 requests only). */
+  rounds?: InputRounds;
 }

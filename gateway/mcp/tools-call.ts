@@ -25,23 +25,12 @@ import {
   type WaitEnd,
   waitOrAsk,
 } from './input-rounds.ts';
+import type { ToolsCallRequest } from './method-context.ts';
 import { withProgress } from './progress.ts';
 import { describeSchemaError } from './schemas.ts';
 import { startPollAnswer, startPollOutputSchema } from './start-poll.ts';
 import { createTaskResult } from './task-shapes.ts';
 import type { ToolAnswer, ToolCall, ToolDefinition, ToolDeps } from './tool-definition.ts';
-
-/** One tools/call request, as the per-request server hands it over. */
-export interface ToolsCallRequest {
-  server: Server;
-  request: CallToolRequest;
-  ctx: ServerContext;
-  caller: Caller;
-  /** The request's protocol era: only 2026-07-28 (`modern`) requests are checked for capabilities. */
-  era: 'legacy' | 'modern';
-  /** Multi-round-trip input (2026-07-28 requests only). */
-  rounds?: InputRounds;
-}
 
 /** Serves one tools/call with the tools the catalog makes (by name). */
 export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call: ToolsCallRequest) {
