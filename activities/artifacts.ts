@@ -7,7 +7,7 @@ import { type ArtifactStore, artifactStoreSettings, openArtifactStore } from '..
 import { ARTIFACT_REFERENCE_TYPE, type ArtifactReference } from '../workflows/mcp-contract.ts';
 
 /** How long an artifact is served when its author does not say: one day. */
-export const DEFAULT_ARTIFACT_TTL_SECONDS = 24 * 60 * 60;
+const DEFAULT_ARTIFACT_TTL_SECONDS = 24 * 60 * 60;
 
 export interface ArtifactOptions {
   /** A file name for people and clients. */
@@ -23,7 +23,7 @@ export interface ArtifactOptions {
 let fromEnv: ArtifactStore | undefined;
 
 /** The store the worker's environment names, opened once. */
-export function defaultArtifactStore(): ArtifactStore {
+function defaultArtifactStore(): ArtifactStore {
   fromEnv ??= openArtifactStore(artifactStoreSettings(process.env));
   return fromEnv;
 }

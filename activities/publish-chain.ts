@@ -6,11 +6,11 @@ import { join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { ChainResult } from '../workflows/mining/types.ts';
 
-export function ledgerDir(env: NodeJS.ProcessEnv = process.env): string {
+function ledgerDir(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.MCP_DATA_DIR || '.data', 'ledger');
 }
 
-export interface PublishRequest {
+interface PublishRequest {
   chain: Omit<ChainResult, 'publication'>;
   approvedNote?: string;
 }

@@ -140,7 +140,7 @@ function overheadSection(o: OverheadResult): string {
 
 const OAUTH_TARGET = 1.05;
 
-export function oauthSummaryRows(o: OAuthSideResult): Row[] {
+function oauthSummaryRows(o: OAuthSideResult): Row[] {
   const rows: Row[] = (['p50', 'p99'] as const).map((q) => {
     const value = o.oauthGet[q] / o.staticGet[q];
     return [

@@ -8,7 +8,7 @@ import { PARKED_ARGS } from './overhead.ts';
 import { type RssReport, RssSampler } from './rss-sampler.ts';
 import { type Distribution, distribution } from './stats.ts';
 
-export interface ScalePhase {
+interface ScalePhase {
   name: string;
   requests: number;
   errors: number;

@@ -2,7 +2,7 @@
 import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report.ts';
 import type { TracingSideResult } from './tracing-side-by-side.ts';
 
-export const TRACING_HEADING = '## 9. Tracing off vs on';
+const TRACING_HEADING = '## 9. Tracing off vs on';
 
 export function tracingSection(t: TracingSideResult): string {
   return [

@@ -10,7 +10,7 @@ import { createTask, getTask } from './overhead.ts';
 import { startGatewayProcess } from './stack.ts';
 import { type Distribution, distribution, timed } from './stats.ts';
 
-export interface TracingSide {
+interface TracingSide {
   create: Distribution;
   get: Distribution;
 }

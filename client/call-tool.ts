@@ -53,11 +53,7 @@ export async function followWithPush(rpc: Rpc, port: TaskPort | undefined): Prom
 }
 
 /** The port to keep following a tool call's answer, or undefined when it is final. */
-export function portOf(
-  rpc: Rpc,
-  result: Record<string, unknown>,
-  companions: Companions,
-): TaskPort | undefined {
+function portOf(rpc: Rpc, result: Record<string, unknown>, companions: Companions): TaskPort | undefined {
   if (result.resultType === 'task' && typeof result.taskId === 'string') return tasksPort(rpc, result.taskId);
   const handle = handleOf(result);
   const pending = handle?.status === 'running' || handle?.status === 'input_required';

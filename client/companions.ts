@@ -22,7 +22,7 @@ export function defaultCompanions(name: string): Required<Companions> {
 }
 
 /** The start tool a companion's workflow_id description names, if it names one. */
-export function startToolNamedBy(tool: ListedTool): string | undefined {
+function startToolNamedBy(tool: ListedTool): string | undefined {
   const description = tool.inputSchema?.properties?.workflow_id?.description;
   // The name ends at whitespace, or at punctuation right before whitespace ("start_mining, copied").
   return description ? /\breturned by (\S+?)[,.;:]?(?:\s|$)/.exec(description)?.[1] : undefined;

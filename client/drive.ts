@@ -6,7 +6,7 @@ import type { Answerer } from './answerer.ts';
 import { StuckPollError, StuckPollGuard } from './stuck-guard.ts';
 import type { TaskPort, TaskView } from './task-view.ts';
 
-export class TaskEndedError extends Error {
+class TaskEndedError extends Error {
   constructor(
     readonly taskId: string,
     readonly view: TaskView,

@@ -3,7 +3,7 @@
 import { TASKS_EXTENSION } from '../gateway/shared/protocol.ts';
 import { readSseFrames } from './sse.ts';
 
-export const PROTOCOL_VERSION = '2026-07-28';
+const PROTOCOL_VERSION = '2026-07-28';
 
 export interface RpcOptions {
   url: string;
@@ -14,7 +14,7 @@ export interface RpcOptions {
   fetch?: typeof fetch;
 }
 
-export class RpcError extends Error {
+class RpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
@@ -27,13 +27,13 @@ export class RpcError extends Error {
 }
 
 /** A notifications/progress the server sent while answering a request. */
-export interface ProgressNotice {
+interface ProgressNotice {
   progress: number;
   total?: number;
   message?: string;
 }
 
-export interface CallOptions {
+interface CallOptions {
   /** Asks for progress (a progressToken) and receives each notification as it arrives. */
   onProgress?: (notice: ProgressNotice) => void;
 }

@@ -12,7 +12,7 @@ export interface SseFrame {
 }
 
 /** Reads one frame's fields. */
-export function parseSseFrame(raw: string): SseFrame {
+function parseSseFrame(raw: string): SseFrame {
   const data: string[] = [];
   for (const line of raw.split('\n')) {
     if (!line.startsWith('data:')) continue;

@@ -21,7 +21,7 @@ export function printable(text: unknown, { lines = false } = {}): string {
   return out;
 }
 
-export function progressLine(view: TaskView, width = 30): string {
+function progressLine(view: TaskView, width = 30): string {
   const bar = (share: number) => {
     const filled = Math.round(Math.min(1, Math.max(0, share)) * width);
     return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;

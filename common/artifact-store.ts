@@ -38,7 +38,7 @@ export type ArtifactStoreSettings =
       credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
     };
 
-export const DEFAULT_ARTIFACT_DIR = join(tmpdir(), 'temporal-mcp-gateway', 'artifacts');
+const DEFAULT_ARTIFACT_DIR = join(tmpdir(), 'temporal-mcp-gateway', 'artifacts');
 
 /**
  * The store from MCP_ARTIFACT_STORE (`local`, the default, or `s3`) and its settings; the S3
@@ -165,7 +165,7 @@ export class LocalArtifactStore implements ArtifactStore {
 }
 
 /** A bucket on S3 or an S3-compatible server, through AWS SDK v3. */
-export class S3ArtifactStore implements ArtifactStore {
+class S3ArtifactStore implements ArtifactStore {
   readonly kind = 's3';
   readonly client: S3Client;
   constructor(private readonly settings: Extract<ArtifactStoreSettings, { kind: 's3' }>) {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { type CodecKeys, EncryptionCodec, KEY_BYTES } from './payload-codec.ts';
 
-export const KEY_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+const KEY_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -23,7 +23,7 @@ function decodeKey(text: string, what: string): Buffer {
 }
 
 /** `id=base64key` pairs separated by commas, whitespace or newlines (`#` starts a comment line). */
-export function parseCodecKeys(text: string, source: string): Map<string, Buffer> {
+function parseCodecKeys(text: string, source: string): Map<string, Buffer> {
   const keys = new Map<string, Buffer>();
   const lines = text.split(/\r?\n/).filter((line) => !line.trim().startsWith('#'));
   let entry = 0;

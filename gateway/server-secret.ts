@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createOnce } from '../common/create-once.ts';
 
-export const MIN_SECRET_LENGTH = 32;
+const MIN_SECRET_LENGTH = 32;
 export const SECRET_FILE_NAME = 'server-secret';
 
 export interface ServerSecret {

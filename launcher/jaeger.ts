@@ -6,9 +6,8 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pollUntil } from '../common/poll.ts';
 
-export const JAEGER_VERSION = '1.76.0';
-export const INSTALL_JAEGER = fileURLToPath(new URL('../scripts/install-jaeger.sh', import.meta.url));
-export const JAEGER_CONFIG = fileURLToPath(new URL('./jaeger.yaml', import.meta.url));
+const INSTALL_JAEGER = fileURLToPath(new URL('../scripts/install-jaeger.sh', import.meta.url));
+const JAEGER_CONFIG = fileURLToPath(new URL('./jaeger.yaml', import.meta.url));
 
 /** The Jaeger binary's path (JAEGER_PATH, PATH, the Go bin folder), built first when missing. */
 export function ensureJaeger(onProgress: (chunk: string) => void = () => {}): Promise<string> {

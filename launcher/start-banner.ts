@@ -12,7 +12,7 @@ export interface BannerTool {
 /** Tool arguments `npm run call` takes as flags (client/cli.ts), with values that make a short run. */
 const CALL_FLAGS: Record<string, string> = { difficulty: '22', blocks: '3', data: 'hello' };
 /** The endpoint `npm run call` uses unless told otherwise (client/cli.ts). */
-export const CALL_DEFAULT_URL = 'http://127.0.0.1:3000/mcp';
+const CALL_DEFAULT_URL = 'http://127.0.0.1:3000/mcp';
 
 /** "built-in", or the catalog file as the gateway (running in `cwd`) reads it. */
 export function catalogLabel(toolsFile: string | undefined, cwd: string): string {

@@ -34,7 +34,7 @@ export interface StartConfig {
   codec: boolean;
 }
 
-export const START_DEFAULTS = {
+const START_DEFAULTS = {
   dataDir: '.data',
   temporalPort: 7233,
   temporalUiPort: 8233,

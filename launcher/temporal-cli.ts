@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 
-export const INSTALL_SCRIPT = fileURLToPath(new URL('../scripts/install-temporal-cli.sh', import.meta.url));
+const INSTALL_SCRIPT = fileURLToPath(new URL('../scripts/install-temporal-cli.sh', import.meta.url));
 
 function run(file: string, args: string[], env?: NodeJS.ProcessEnv): string {
   try {

@@ -7,7 +7,7 @@ import { type Core, type CoreName, defaultCore } from './miner-cores.ts';
 import { difficultyMasks, type TailContext, tailContext } from './sha256-midstate.ts';
 
 export const HEADER_BYTES = 80;
-export const NONCE_OFFSET = 72;
+const NONCE_OFFSET = 72;
 export const MAX_DIFFICULTY = 64;
 export const MAX_NONCE = Number.MAX_SAFE_INTEGER;
 
@@ -27,7 +27,7 @@ export class InvalidMiningParameters extends Error {
   override name = 'InvalidMiningParameters';
 }
 
-export function validateBlockSpec(spec: BlockSpec): void {
+function validateBlockSpec(spec: BlockSpec): void {
   const { previousHash, index, data, difficulty } = spec;
   if (!/^[0-9a-f]{64}$/.test(previousHash)) {
     throw new InvalidMiningParameters('previousHash must be 64 lowercase hex characters');

@@ -11,7 +11,7 @@ import { scanTail, type TailContext } from './sha256-midstate.ts';
 import { SimdScanner, simdModule } from './sha256-simd.ts';
 
 export type CoreName = 'native-sha' | 'wasm-simd' | 'scalar';
-export const CORE_NAMES: readonly CoreName[] = ['native-sha', 'wasm-simd', 'scalar'];
+const CORE_NAMES: readonly CoreName[] = ['native-sha', 'wasm-simd', 'scalar'];
 
 export interface Core {
   readonly name: CoreName;

@@ -16,7 +16,7 @@ export const K = Int32Array.from([
   0xc67178f2,
 ]);
 
-export const IV = Int32Array.from([
+const IV = Int32Array.from([
   0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ]);
 
@@ -28,7 +28,7 @@ export const LENGTH_BITS = 80 * 8;
  * Standard SHA-256 compression: `state` (8 words) absorbs the 16 big-endian words `w[0..15]`.
  * `w` must have room for 64 words; it is used as the message schedule.
  */
-export function compress(state: Int32Array, w: Int32Array): void {
+function compress(state: Int32Array, w: Int32Array): void {
   for (let t = 16; t < 64; t++) {
     const x = w[t - 15] as number;
     const y = w[t - 2] as number;

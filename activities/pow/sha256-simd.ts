@@ -29,8 +29,7 @@ const SLOT_MASK1 = 12;
 
 const LANES = 4;
 /** Independent 4-lane vectors per loop iteration (more than one spills registers: measured slower). */
-export const STREAMS = 1;
-export const NONCES_PER_STEP = LANES * STREAMS;
+const STREAMS = 1;
 
 /** dst.push(...src) without the argument-count limit. */
 function append(dst: number[], src: number[]): void {
@@ -238,7 +237,7 @@ function compressTail(g: Gen, mid: Val[], w0: Val, w1: Val, hi: Val, lo: Val): [
 }
 
 /** Generates the module: exports memory "mem" and scan(loStart, count) -> offset of first hit or -1. */
-export function buildModuleBytes(streams = STREAMS): Uint8Array {
+function buildModuleBytes(streams = STREAMS): Uint8Array {
   const g = new Gen();
   const mid = Array.from({ length: 8 }, (_, i) => g.input(SLOT_MID + i));
   const w0 = g.input(SLOT_W0);
@@ -338,7 +337,7 @@ export class SimdScanner {
 let compiled: WasmModule | null | undefined;
 
 /** Compiles generated module bytes (for experiments with other stream counts). */
-export function compileModule(bytes: Uint8Array): WasmModule | null {
+function compileModule(bytes: Uint8Array): WasmModule | null {
   return wasm?.validate(bytes) ? new wasm.Module(bytes) : null;
 }
 

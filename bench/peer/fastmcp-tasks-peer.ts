@@ -12,10 +12,10 @@ import { BENCH_CHILD } from '../stack.ts';
 import { ensureRedisInstalled, type RedisServer, startRedis } from './redis-server.ts';
 
 /** The package spec installed; override with BENCH_PEER_PACKAGE (e.g. "fastmcp-tasks" for the newest). */
-export const PEER_PACKAGE = process.env.BENCH_PEER_PACKAGE || 'fastmcp-tasks==4.1.4';
+const PEER_PACKAGE = process.env.BENCH_PEER_PACKAGE || 'fastmcp-tasks==4.1.4';
 const SERVER_SCRIPT = fileURLToPath(new URL('./fastmcp_tasks_server.py', import.meta.url));
 
-export interface Peer {
+interface Peer {
   url: URL;
   /** e.g. "fastmcp-tasks 4.1.4 on Redis 7.0.15" */
   label: string;

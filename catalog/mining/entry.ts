@@ -27,19 +27,19 @@ export interface ApprovalPolicy {
   timeoutMs: number;
 }
 
-export function estimatedHashes(input: Pick<MineChainInput, 'difficulty' | 'blocks'>): number {
+function estimatedHashes(input: Pick<MineChainInput, 'difficulty' | 'blocks'>): number {
   return input.blocks * 2 ** input.difficulty;
 }
 
-export function needsApproval(input: MineChainInput, policy: ApprovalPolicy): boolean {
+function needsApproval(input: MineChainInput, policy: ApprovalPolicy): boolean {
   if (input.requireApproval) return true;
   return policy.thresholdHashes > 0 && estimatedHashes(input) > policy.thresholdHashes;
 }
 
-export const DEFAULT_MCP_APPROVAL_TIMEOUT_MS = 60 * 60 * 1000;
+const DEFAULT_MCP_APPROVAL_TIMEOUT_MS = 60 * 60 * 1000;
 
 /** The policy from MCP_APPROVAL_THRESHOLD_HASHES and MCP_APPROVAL_TIMEOUT_MS; throws naming a bad one. */
-export function approvalPolicyFromEnv(env: NodeJS.ProcessEnv): ApprovalPolicy {
+function approvalPolicyFromEnv(env: NodeJS.ProcessEnv): ApprovalPolicy {
   return {
     // 0 (the default) asks for approval only when the caller sets require_approval.
     thresholdHashes: integerSetting(env, 'MCP_APPROVAL_THRESHOLD_HASHES', 0, 0, Number.MAX_SAFE_INTEGER),
@@ -55,7 +55,7 @@ export function approvalPolicyFromEnv(env: NodeJS.ProcessEnv): ApprovalPolicy {
 
 // ---- arguments ---------------------------------------------------------------------------------------
 
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
+const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
 
 /**
  * The default call: about 2^31 hashes a block, some 40 s each on a two-core worker with the native
@@ -66,7 +66,7 @@ export const DEFAULT_DIFFICULTY = 31;
 export const DEFAULT_BLOCKS = 3;
 
 // Strict: an unknown or misspelt argument (say `idempotencyKey`) is refused, not silently dropped.
-export const startMiningArgs = z.strictObject({
+const startMiningArgs = z.strictObject({
   difficulty: z
     .int()
     .min(LIMITS.difficulty.min)
@@ -160,7 +160,7 @@ const _sameShape: z.infer<typeof chainResult> = {} as ChainResult;
 export const MINING_ID_PREFIX = 'mine';
 
 /** The mining hooks under an approval policy. */
-export function miningHooks(approval?: ApprovalPolicy): ToolHooks {
+function miningHooks(approval?: ApprovalPolicy): ToolHooks {
   return {
     ...miningPresentation(),
     workflowInput: (args) => mineChainInput(args as StartMiningArgs, approval),

@@ -12,11 +12,11 @@ import {
 import type { ChainResult, MineBlockHeartbeat, MiningProgress } from '../../workflows/mining/types.ts';
 
 /** The mining details of a progress answer, with the last nonce the block in flight heartbeated. */
-export interface LiveProgress extends MiningProgress {
+interface LiveProgress extends MiningProgress {
   currentBlockNonce?: number;
 }
 
-export function liveProgress(state: RunningState): LiveProgress | undefined {
+function liveProgress(state: RunningState): LiveProgress | undefined {
   const mining = state.progress?.mining as MiningProgress | undefined;
   if (!mining || typeof mining !== 'object') return undefined;
   const nonce = (state.heartbeat as Partial<MineBlockHeartbeat> | undefined)?.nonce;
@@ -25,13 +25,13 @@ export function liveProgress(state: RunningState): LiveProgress | undefined {
 }
 
 /** Hashes tried so far: finished blocks plus the block in flight (from its last heartbeat). */
-export function hashesSoFar(progress: LiveProgress): number {
+function hashesSoFar(progress: LiveProgress): number {
   return (
     progress.hashesTried + (progress.currentBlockNonce === undefined ? 0 : progress.currentBlockNonce + 1)
   );
 }
 
-export function progressJson(progress: LiveProgress) {
+function progressJson(progress: LiveProgress) {
   return {
     phase: progress.phase,
     blocks_done: progress.blocksDone,
@@ -104,12 +104,12 @@ export function miningPresentation(): ToolHooks & Pick<Presentation, 'statusMess
 // What a finished run says about publishing its chain, for people and models. A declined or
 // timed-out approval is the tool's answer, not a broken run: the task is `completed` with
 // isError, the mined chain still in the result, and a message saying why nothing was published.
-export interface PublicationOutcome {
+interface PublicationOutcome {
   isError: boolean;
   message: string;
 }
 
-export function publicationOutcome(result: ChainResult): PublicationOutcome | undefined {
+function publicationOutcome(result: ChainResult): PublicationOutcome | undefined {
   const publication = result.publication;
   if (!publication) return undefined;
   const note = 'note' in publication && publication.note ? ` Their note: "${publication.note}".` : '';

@@ -52,7 +52,7 @@ interface JsonPayload {
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The request's payloads as the SDK's Payload objects; a string naming what is wrong otherwise. */
-export function payloadsFromJson(body: unknown): Payload[] | string {
+function payloadsFromJson(body: unknown): Payload[] | string {
   const payloads = (body as { payloads?: unknown } | null)?.payloads;
   if (!Array.isArray(payloads)) return 'the body must be {"payloads": [...]}';
   const out: Payload[] = [];
@@ -73,7 +73,7 @@ export function payloadsFromJson(body: unknown): Payload[] | string {
   return out;
 }
 
-export function payloadsToJson(payloads: Payload[]): { payloads: JsonPayload[] } {
+function payloadsToJson(payloads: Payload[]): { payloads: JsonPayload[] } {
   return {
     payloads: payloads.map((payload) => ({
       metadata: Object.fromEntries(

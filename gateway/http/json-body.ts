@@ -5,12 +5,12 @@
 import type { FastifyInstance } from 'fastify';
 
 /** Deepest nesting of arrays and objects a request body may have. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
-export const JSON_TOO_DEEP = 'MCP_JSON_TOO_DEEP';
+const JSON_TOO_DEEP = 'MCP_JSON_TOO_DEEP';
 
 /** Whether `text` nests arrays/objects deeper than `limit` (a linear scan; strings are skipped). */
-export function nestsDeeperThan(text: string, limit: number): boolean {
+function nestsDeeperThan(text: string, limit: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -33,7 +33,7 @@ const loadJose = () => {
 };
 
 /** RSA, RSA-PSS, ECDSA and EdDSA signatures; never `none` nor an HMAC (HS*). */
-export const ACCEPTED_ALGORITHMS = [
+const ACCEPTED_ALGORITHMS = [
   'RS256',
   'RS384',
   'RS512',
@@ -48,7 +48,7 @@ export const ACCEPTED_ALGORITHMS = [
 ];
 
 /** A principal from a token: visible ASCII but `"` and `\`, at most 255 characters. */
-export const OAUTH_PRINCIPAL = /^[\x21\x23-\x5b\x5d-\x7e]{1,255}$/;
+const OAUTH_PRINCIPAL = /^[\x21\x23-\x5b\x5d-\x7e]{1,255}$/;
 
 /** How long fetched keys are trusted before they are fetched again (also when the fetch fails). */
 const KEYS_MAX_AGE_MS = 10 * 60_000;
@@ -57,7 +57,7 @@ const KEYS_MAX_AGE_MS = 10 * 60_000;
 const FAILURE_BACKOFF_MS = 5_000;
 
 /** How long a verified token is remembered (never past its expiry), and how many at most. */
-export const REMEMBER = { ms: 60_000, tokens: 10_000 };
+const REMEMBER = { ms: 60_000, tokens: 10_000 };
 
 /** Verified tokens by their SHA-256, each until it must be checked again. */
 class VerifiedTokens {

@@ -16,7 +16,7 @@ import { readableLogStream } from './log-format.ts';
 
 const MAX_ID_LENGTH = 200;
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 const REDACT_PATHS = [
   'req.headers.authorization',
@@ -138,7 +138,7 @@ function taskIdFromHeaders(raw: IncomingMessage): string | undefined {
 }
 
 /** The task or run a JSON-RPC request body names: tasks/*'s taskId, a tool's workflow_id. */
-export function taskIdFromBody(body: unknown): string | undefined {
+function taskIdFromBody(body: unknown): string | undefined {
   const { taskId, workflowId } = envelopeOf(body);
   return cleanId(taskId ?? workflowId);
 }

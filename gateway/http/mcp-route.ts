@@ -98,7 +98,7 @@ async function pipeEventStream(
  * streams every body chunked: a JSON answer then leaves in two writes, and the client wakes up
  * twice for it.) `signal` aborts when the client goes away before the answer is complete.
  */
-export async function writeResponse(
+async function writeResponse(
   res: ServerResponse,
   produce: (signal: AbortSignal) => Promise<Response>,
   parsedBody: unknown,

@@ -48,7 +48,7 @@ export function oauthPrincipal(
 }
 
 /** MCP_OAUTH_PRINCIPAL_ALIASES: `subject=principal` pairs, comma-separated; each principal a static one's name. */
-export function parsePrincipalAliases(text: string | undefined, isPrincipal: (name: string) => boolean) {
+function parsePrincipalAliases(text: string | undefined, isPrincipal: (name: string) => boolean) {
   return nameValueList(text, {
     name: 'MCP_OAUTH_PRINCIPAL_ALIASES',
     separator: ',',
@@ -107,7 +107,7 @@ const oauthSwitch = z
   );
 
 /** The OAuth settings, once issuer and audience are both set. */
-export const oauthSchema = z
+const oauthSchema = z
   .object({
     MCP_OAUTH_ISSUER: serverUrl('MCP_OAUTH_ISSUER'),
     MCP_OAUTH_AUDIENCE: serverUrl('MCP_OAUTH_AUDIENCE'),

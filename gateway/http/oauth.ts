@@ -42,7 +42,7 @@ export interface Refusal {
   body: ErrorBody;
 }
 
-export const REALM = 'mcp';
+const REALM = 'mcp';
 
 /** While the authorization server is unreachable, clients are told to come back after this long. */
 const RETRY_AFTER_SECONDS = 5;

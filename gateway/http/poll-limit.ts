@@ -17,7 +17,7 @@ export function polledTaskIds(body: unknown, isPollTool: (name: string) => boole
 }
 
 /** Entries the limiter keeps at most, whatever the traffic (the oldest go first past it). */
-export const MAX_TRACKED_POLLS = 100_000;
+const MAX_TRACKED_POLLS = 100_000;
 
 /**
  * Remembers when each (principal, task) was last polled. A poll sooner than `minIntervalMs` after

@@ -3,7 +3,7 @@
 // nothing of why not (the reason goes to the log, where operators look, not to whoever asks).
 
 /** How long one answer of Temporal stands for every /readyz request. */
-export const READY_CACHE_MS = 1_000;
+const READY_CACHE_MS = 1_000;
 
 export interface ReadinessDeps {
   /** Resolves when Temporal answers within `timeoutMs`; rejects with the reason otherwise. */

@@ -9,14 +9,14 @@ const sendJson = (reply: FastifyReply, status: number, body: ErrorBody) =>
   reply.code(status).header('content-type', 'application/json').send(body);
 
 /** Most of a refused body read (and dropped) before the 413 goes out, and for how long. */
-export const DRAIN_LIMIT = { bytes: 64 * 1024 * 1024, ms: 10_000 };
+const DRAIN_LIMIT = { bytes: 64 * 1024 * 1024, ms: 10_000 };
 
 /**
  * Reads and drops the rest of a request body, up to a bound. A client still writing its body when
  * the server answers and closes gets EPIPE instead of the answer; letting it finish first delivers
  * the 413. Past the bound (a body too large to wait for) the answer goes out anyway.
  */
-export function drainRequest(raw: IncomingMessage, limit = DRAIN_LIMIT): Promise<void> {
+function drainRequest(raw: IncomingMessage, limit = DRAIN_LIMIT): Promise<void> {
   if (raw.complete || raw.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     let read = 0;

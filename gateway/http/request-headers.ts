@@ -69,7 +69,7 @@ const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
 const PLAIN_VALUE = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
 
 /** RFC 9110 §5.5: optional whitespace around a field value is not part of it. */
-export function stripOws(value: string): string {
+function stripOws(value: string): string {
   return value.replace(/^[ \t]+|[ \t]+$/g, '');
 }
 

@@ -49,7 +49,7 @@ export function requestSpanSubject(
  * Adds the request's trace context to a JSON-RPC result's `_meta` (MCP lets any result carry
  * `_meta`); any other answer (an error, an event stream) is returned as it is.
  */
-export async function withTraceMeta(response: Response): Promise<Response> {
+async function withTraceMeta(response: Response): Promise<Response> {
   const carrier = activeTraceCarrier();
   if (!carrier.traceparent) return response;
   const headers = new Headers(response.headers);

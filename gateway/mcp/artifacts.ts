@@ -5,7 +5,7 @@
 import { ARTIFACT_ID_PATTERN } from '../../common/artifact-store.ts';
 import { ARTIFACT_REFERENCE_TYPE, type ArtifactReference } from '../../workflows/mcp-contract.ts';
 
-export const ARTIFACT_URI_SCHEME = 'artifact:';
+const ARTIFACT_URI_SCHEME = 'artifact:';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 

@@ -50,7 +50,7 @@ const respondArgs = (startTool: string) =>
   });
 
 /** The content of an accepted form must carry every required field with the requested type. */
-export function checkFormContent(request: InputRequest, content: Record<string, unknown> | undefined): void {
+function checkFormContent(request: InputRequest, content: Record<string, unknown> | undefined): void {
   if (request.method !== 'elicitation/create') return;
   const { properties, required = [] } = request.params.requestedSchema;
   for (const field of required) {

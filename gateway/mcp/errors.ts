@@ -14,19 +14,19 @@ import {
   StartUnconfirmedError,
 } from '../temporal/errors.ts';
 
-export const PARSE_ERROR = ProtocolErrorCode.ParseError;
-export const INVALID_REQUEST = ProtocolErrorCode.InvalidRequest;
+const PARSE_ERROR = ProtocolErrorCode.ParseError;
+const INVALID_REQUEST = ProtocolErrorCode.InvalidRequest;
 export const INVALID_PARAMS = ProtocolErrorCode.InvalidParams;
 export const INTERNAL_ERROR = ProtocolErrorCode.InternalError;
 export const MISSING_REQUIRED_CLIENT_CAPABILITY = ProtocolErrorCode.MissingRequiredClientCapability;
 /** HeaderMismatch (SEP-2243): request headers missing or at odds with the body; the SDK exports no constant. */
 export const HEADER_MISMATCH = -32020;
 /** Implementation-defined server error (JSON-RPC reserves -32000..-32099): a limit was hit. */
-export const LIMIT_EXCEEDED = -32000;
+const LIMIT_EXCEEDED = -32000;
 /** Body of a 401 (no MCP-defined code exists for it). */
-export const UNAUTHORIZED = -32001;
+const UNAUTHORIZED = -32001;
 /** Body of a 403 `insufficient_scope`: the token is good but lacks a scope the request needs. */
-export const FORBIDDEN = -32003;
+const FORBIDDEN = -32003;
 
 const TASK_NOT_FOUND_MESSAGE = 'Failed to retrieve task: Task not found';
 

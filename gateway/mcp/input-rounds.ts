@@ -55,7 +55,7 @@ const otherAnswer = z
 export const inputResponsesSchema = z.record(z.string(), z.union([elicitationAnswer, otherAnswer]));
 
 /** Largest one input response may be, as JSON: a form's answers, not a payload. */
-export const MAX_INPUT_RESPONSE_BYTES = 16 * 1024;
+const MAX_INPUT_RESPONSE_BYTES = 16 * 1024;
 
 /** The responses, each checked against MAX_INPUT_RESPONSE_BYTES (-32602 naming the key). */
 export function boundedResponses<T extends Record<string, unknown>>(responses: T): T {

@@ -9,7 +9,7 @@ import type { InputRounds } from './input-rounds.ts';
 import type { TaskTiming } from './start-poll.ts';
 import type { SubscriptionLimits } from './subscriptions-listen.ts';
 
-export interface ArtifactSettings {
+interface ArtifactSettings {
   store: ArtifactStore;
   /** The largest artifact resources/read answers. */
   readMaxBytes: number;

@@ -39,7 +39,7 @@ interface AnswerLike {
 }
 
 /** How a tools/call answer reads for the metrics: a task, a handle to poll, or a final result. */
-export function toolCallOutcome(answer: unknown): ToolCallOutcome {
+function toolCallOutcome(answer: unknown): ToolCallOutcome {
   const { resultType, structuredContent } = (answer ?? {}) as AnswerLike;
   if (resultType === 'task') return 'task';
   const status = (structuredContent as { status?: unknown } | undefined)?.status;
@@ -47,7 +47,7 @@ export function toolCallOutcome(answer: unknown): ToolCallOutcome {
 }
 
 /** The task or run a tools/call answer is about (its taskId or workflow_id). */
-export function answerTaskId(answer: unknown): string | undefined {
+function answerTaskId(answer: unknown): string | undefined {
   const { taskId, structuredContent } = (answer ?? {}) as AnswerLike;
   if (typeof taskId === 'string') return taskId;
   const id = (structuredContent as { workflow_id?: unknown } | undefined)?.workflow_id;
@@ -61,7 +61,7 @@ function answerStatus(answer: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-export function taskRequestOutcome(err: unknown): TaskRequestOutcome {
+function taskRequestOutcome(err: unknown): TaskRequestOutcome {
   if (!(err instanceof ProtocolError)) return 'error';
   if (err.code === MISSING_REQUIRED_CLIENT_CAPABILITY) return 'missing_capability';
   if (isTaskNotFound(err) || isResourceNotFound(err)) return 'not_found';

@@ -37,13 +37,13 @@ export interface RunPace {
  * 1, 1.5, 2.25… times the first wait, so a short run is seen soon after it ends and a long one soon
  * reaches the steady interval.
  */
-export const START_SHARE = 0.5;
+const START_SHARE = 0.5;
 
 /** No advice is shorter than this, whatever a workflow suggests (the steady interval's own floor). */
 export const FLOOR_MS = 100;
 
 /** The time left by the progress so far, at the rate so far; undefined when the progress says nothing. */
-export function remainingMs(run: RunPace): number | undefined {
+function remainingMs(run: RunPace): number | undefined {
   const { progress, total, elapsedMs } = run;
   if (progress === undefined || total === undefined || !(total > 0) || !(progress > 0)) return undefined;
   if (progress >= total) return 0;

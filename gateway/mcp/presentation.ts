@@ -1,7 +1,6 @@
 // How a tool's runs read to people and models: the generic presentation, built from the workflow
 // contract alone, which a catalog entry's hooks may override member by member (the built-in mining
 // entry does). Part of the public hooks API (gateway/hooks.ts). Pure.
-import type { ExecutionView, RunningState } from '../temporal/run-state.ts';
 import type { Presentation } from './presentation-hooks.ts';
 import { failureMessage, hasInputRequests } from './start-poll.ts';
 

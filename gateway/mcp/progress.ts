@@ -3,7 +3,7 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { ProgressReport } from './presentation-hooks.ts';
 
-export const PROGRESS_INTERVAL_MS = 1_000;
+const PROGRESS_INTERVAL_MS = 1_000;
 
 /** What to report: the request's token, the first report, and how to read the run's progress. */
 export interface ProgressReporting {

@@ -95,7 +95,7 @@ export function startPollJson(
 ): StartPollJson {
   const id = view.workflowId;
   const state = view.state;
-  const { presentation, companions } = tool;
+  const { presentation } = tool;
   switch (state.status) {
     case 'completed': {
       const outcome = presentation.outcome(state.result);
@@ -221,7 +221,7 @@ function artifactResult(
 }
 
 /** A workflow's result that must be an MCP tool result; anything else is the tool's error, said plainly. */
-export function passedOnResult(result: unknown): CallToolResult {
+function passedOnResult(result: unknown): CallToolResult {
   if (isCallToolResult(result) && Array.isArray((result as { content?: unknown }).content)) {
     const { content, structuredContent, isError } = result as CallToolResult;
     return {

@@ -35,7 +35,7 @@ export interface SubscriptionLimits {
 }
 
 /** Frames a stream may hold unread before its client is taken to have stopped reading. */
-export const MAX_UNREAD_FRAMES = 256;
+const MAX_UNREAD_FRAMES = 256;
 
 export interface ListenRequest {
   id: string | number;

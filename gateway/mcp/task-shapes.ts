@@ -20,7 +20,7 @@ import {
   toolResult,
 } from './start-poll.ts';
 
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
 interface TaskBase {
   taskId: string;
@@ -65,7 +65,7 @@ function taskBase(view: ExecutionView, tool: PollTool, ttlMs: number, pollInterv
   };
 }
 
-export function taskStatus(view: Pick<ExecutionView, 'state'>): TaskStatus {
+function taskStatus(view: Pick<ExecutionView, 'state'>): TaskStatus {
   const state = view.state;
   switch (state.status) {
     case 'running':

@@ -10,7 +10,7 @@ import type { Catalog } from './catalog.ts';
 import type { TaskTiming } from './start-poll.ts';
 import { type DetailedTask, detailedTask } from './task-shapes.ts';
 
-export const terminal = (task: DetailedTask) =>
+const terminal = (task: DetailedTask) =>
   task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled';
 
 /** What a client would notice: status, status line, outstanding input keys. */

@@ -3,7 +3,7 @@
 // answers the run it names), waits at most the budget (with progress when asked), then answers: the
 // result inline; input-required (2026-07-28, the run asks for input); a task for a request that
 // declared the Tasks extension; else the start/poll "running" JSON the companions continue.
-import type { CallToolRequest, CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { declaresTasksExtension } from '../shared/envelope.ts';
 import { META } from '../shared/protocol.ts';
@@ -20,7 +20,6 @@ import {
 import {
   boundedResponses,
   formAnswers,
-  type InputRounds,
   inputRequiredAnswer,
   type WaitEnd,
   waitOrAsk,

@@ -10,7 +10,7 @@ export interface ArtifactSettings {
   readMaxBytes: number;
 }
 
-export const artifactsSchema = z
+const artifactsSchema = z
   .looseObject({
     // A read holds the bytes about five to six times over (buffer, base64, JSON): docs/artifacts.md.
     MCP_ARTIFACT_READ_MAX_BYTES: integer(

@@ -8,10 +8,8 @@ import { createOnce } from '../../common/create-once.ts';
 import { checked, nameValueList, parseSettings, text } from '../../common/settings.ts';
 import { isLoopback } from '../http/loopback.ts';
 import { PRINCIPAL_PATTERN, parseScopes } from '../http/oauth-settings.ts';
-
-export { PRINCIPAL_PATTERN };
-export const MIN_TOKEN_LENGTH = 16;
-export const FIRST_START_PRINCIPAL = 'user';
+const MIN_TOKEN_LENGTH = 16;
+const FIRST_START_PRINCIPAL = 'user';
 
 export interface AuthSettings {
   /** principal → bearer token; empty: no auth, loopback only. */

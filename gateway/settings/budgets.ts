@@ -28,7 +28,7 @@ function clientWaitBudgets(raw: string | undefined): Map<string, number> {
   });
 }
 
-export const budgetsSchema = z
+const budgetsSchema = z
   .object({
     MCP_WAIT_BUDGET_MS: integer('MCP_WAIT_BUDGET_MS', DEFAULTS.waitBudgetMs, 0, MAX_BUDGET_MS),
     MCP_CLIENT_WAIT_BUDGETS: setting('MCP_CLIENT_WAIT_BUDGETS', clientWaitBudgets),
@@ -49,7 +49,7 @@ export function clientWaitBudgetsFromEnv(env: NodeJS.ProcessEnv): Map<string, nu
 }
 
 /** The timeout many MCP clients give a tool call (the TypeScript SDK's default); proxies often less. */
-export const COMMON_CLIENT_TIMEOUT_MS = 60_000;
+const COMMON_CLIENT_TIMEOUT_MS = 60_000;
 
 /**
  * One line for every wait budget at or above the common client timeout: a client that gives up

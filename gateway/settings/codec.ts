@@ -49,7 +49,7 @@ const serverSchema = z.object({
 });
 
 /** The codec, and the codec server of `namespace` when it is on. */
-export function codecSchema(namespace: string) {
+function codecSchema(namespace: string) {
   return z.looseObject({ MCP_CODEC_SERVER: boolean('MCP_CODEC_SERVER') }).transform((env, ctx) =>
     checked(ctx, (): CodecSettings => {
       const codec = codecFromEnv(env as NodeJS.ProcessEnv);

@@ -24,7 +24,7 @@ export interface LimitSettings {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export const limitsSchema = z
+const limitsSchema = z
   .object({
     MCP_TASK_TTL_MS: integer('MCP_TASK_TTL_MS', DEFAULTS.taskTtlMs, 60_000, 365 * DAY_MS),
     MCP_QUERY_TIMEOUT_MS: integer('MCP_QUERY_TIMEOUT_MS', DEFAULTS.queryTimeoutMs, 100, 60_000),

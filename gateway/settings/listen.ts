@@ -16,7 +16,7 @@ export interface ListenSettings {
   maxConnections: number;
 }
 
-export const listenSchema = z
+const listenSchema = z
   .object({
     MCP_HOST: text('MCP_HOST'),
     MCP_PORT: integer('MCP_PORT', DEFAULTS.port, 0, 65_535),

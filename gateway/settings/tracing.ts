@@ -7,7 +7,7 @@ export interface TraceSettings {
   tracePrincipal: boolean;
 }
 
-export const traceSchema = z
+const traceSchema = z
   .object({ MCP_TRACE_PRINCIPAL: boolean('MCP_TRACE_PRINCIPAL') })
   .transform((env): TraceSettings => ({ tracePrincipal: env.MCP_TRACE_PRINCIPAL }));
 

@@ -3,7 +3,7 @@
 // `waitSeconds.startTimer()`). Served as text by GET /metrics (gateway/app.ts).
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
-export const registry = new Registry();
+const registry = new Registry();
 // Process metrics under their usual names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...).
 collectDefaultMetrics({ register: registry });
 

@@ -11,7 +11,7 @@ import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/c
 import { isClosedMeanwhile, isRunNotFound, RunningTaskLimitError } from './errors.ts';
 
 /** The task queue of the holders: nothing polls it, so a holder never runs, it only exists. */
-export const SLOT_TASK_QUEUE = 'mcp-running-task-slots';
+const SLOT_TASK_QUEUE = 'mcp-running-task-slots';
 /** The holders' workflow type (never executed). */
 export const SLOT_WORKFLOW_TYPE = 'McpRunningTaskSlot';
 /** Every slot's workflow id starts so. */

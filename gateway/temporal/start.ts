@@ -205,10 +205,10 @@ export class RunStarts {
 // ---- the Web UI's texts -------------------------------------------------------------------------
 
 /** Temporal's limit on a run's Web UI summary, in bytes. */
-export const SUMMARY_MAX_BYTES = 400;
+const SUMMARY_MAX_BYTES = 400;
 
 /** The Web UI summary cut to Temporal's limit (a long principal must not make the start fail). */
-export function runSummary(text: string): string {
+function runSummary(text: string): string {
   if (Buffer.byteLength(text) <= SUMMARY_MAX_BYTES) return text;
   let cut = text.slice(0, SUMMARY_MAX_BYTES - 3);
   while (Buffer.byteLength(`${cut}…`) > SUMMARY_MAX_BYTES) cut = cut.slice(0, -1);
@@ -216,7 +216,7 @@ export function runSummary(text: string): string {
 }
 
 /** Longest argument text the Web UI details show (Temporal caps the details at 20,000 bytes). */
-export const DETAILS_ARGUMENTS_MAX_CHARS = 8_000;
+const DETAILS_ARGUMENTS_MAX_CHARS = 8_000;
 
 /**
  * Caller-supplied text as Markdown inline code: backticks and line breaks cannot end the span or

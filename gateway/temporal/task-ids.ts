@@ -15,7 +15,7 @@ function ownerTag(secret: Buffer, principal: string, prefix: string, body: Buffe
 }
 
 /** The task id of `body` (16 bytes) for `principal`, under the tool's id prefix. */
-export function ownedTaskId(secret: Buffer, principal: string, prefix: string, body: Buffer): string {
+function ownedTaskId(secret: Buffer, principal: string, prefix: string, body: Buffer): string {
   if (body.length !== BODY_BYTES) throw new Error(`a task id body is ${BODY_BYTES} bytes`);
   const bytes = Buffer.concat([body, ownerTag(secret, principal, prefix, body)]);
   return `${prefix}-${bytes.toString('base64url')}`;

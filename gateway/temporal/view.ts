@@ -207,7 +207,7 @@ export function queryFailureNote(err: unknown, taskQueue: string, queryTimeoutMs
 }
 
 /** The stored payload of the latest heartbeat of the activity in flight (encrypted with a codec). */
-export function heartbeatPayload(description: WorkflowExecutionDescription): Payload | undefined {
+function heartbeatPayload(description: WorkflowExecutionDescription): Payload | undefined {
   return (description.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0] ?? undefined) as
     | Payload
     | undefined;
@@ -234,7 +234,7 @@ function timestampMs(
 }
 
 /** The latest thing that happened to the run: start, close, or an activity's last heartbeat. */
-export function lastUpdate(description: WorkflowExecutionDescription): Date {
+function lastUpdate(description: WorkflowExecutionDescription): Date {
   const times = [description.startTime.getTime(), description.closeTime?.getTime()];
   for (const activity of description.raw.pendingActivities ?? []) {
     times.push(timestampMs(activity.lastHeartbeatTime), timestampMs(activity.lastStartedTime));

@@ -35,7 +35,7 @@ export async function outcomeOf(
 
 // ---- what a closed run's outcome says ------------------------------------------------------------
 
-export function completedState(result: unknown): ExecutionState {
+function completedState(result: unknown): ExecutionState {
   return { status: 'completed', result: result === undefined ? null : result };
 }
 

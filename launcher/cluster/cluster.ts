@@ -34,7 +34,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // Inside the repository, so the bundle's imports resolve from its node_modules.
 const GATEWAY_BUNDLE = join(ROOT, 'node_modules', '.cache', 'cluster-gateway.mjs');
 
-export const NAMESPACE = 'default';
+const NAMESPACE = 'default';
 /** Keeps closed runs a day: as long as the gateway advertises a task (MCP_TASK_TTL_MS). */
 export const NAMESPACE_RETENTION = '24h';
 
@@ -131,7 +131,7 @@ export interface Cluster {
 }
 
 /** The UI binary built from launcher/cluster/ui (the UI server the Temporal CLI embeds). */
-export function findUiBinary(env: NodeJS.ProcessEnv = process.env): string | undefined {
+function findUiBinary(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.TEMPORAL_UI_PATH) return existsSync(env.TEMPORAL_UI_PATH) ? env.TEMPORAL_UI_PATH : undefined;
   return goBinFolders(env)
     .map((dir) => join(dir, 'cluster-ui'))
@@ -458,7 +458,7 @@ function stopGroups(processes: ClusterProcess[]): ClusterProcess[][] {
 }
 
 /** `<dataDir>/pids.json`: every process's current pid, to find them by hand if need be. */
-export function writePids(cluster: Cluster): void {
+function writePids(cluster: Cluster): void {
   const pids = Object.fromEntries(cluster.all().map((p) => [p.name, p.running ? p.pid : null]));
   writeFileSync(join(cluster.dataDir, 'pids.json'), `${JSON.stringify(pids, null, 2)}\n`);
 }

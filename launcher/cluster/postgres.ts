@@ -106,7 +106,7 @@ export function postgresSpec({ bin, dataDir, port }: PostgresOptions): ClusterPr
 }
 
 /** Runs one statement as the superuser over TCP; its unaligned output. */
-export async function psql(port: number, sql: string, database = 'postgres'): Promise<string> {
+async function psql(port: number, sql: string, database = 'postgres'): Promise<string> {
   const { stdout } = await run(
     'psql',
     [

@@ -63,7 +63,7 @@ async function isPinnedServerBuild(path: string): Promise<boolean> {
 }
 
 /** The server and the SQL tool (TEMPORAL_SERVER_PATH / TEMPORAL_SQL_TOOL_PATH, else the Go bin folder). */
-export async function findTemporalBinaries(
+async function findTemporalBinaries(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<TemporalBinaries | undefined> {
   const pick = async (override: string | undefined, name: string) => {
@@ -82,9 +82,7 @@ export async function findTemporalBinaries(
 /** The services' dynamic config, shared with the compose profile `cluster`. */
 export const DYNAMIC_CONFIG = fileURLToPath(new URL('./dynamicconfig.yaml', import.meta.url));
 
-export const INSTALL_SCRIPT = fileURLToPath(
-  new URL('../../scripts/install-temporal-server.sh', import.meta.url),
-);
+const INSTALL_SCRIPT = fileURLToPath(new URL('../../scripts/install-temporal-server.sh', import.meta.url));
 
 /**
  * The binaries, built first by the install script when they are missing (or when the Web UI server

@@ -55,7 +55,7 @@ export interface ChainResult {
   publication?: Publication;
 }
 
-export type MiningPhase = 'mining' | 'awaiting_input' | 'publishing' | 'done';
+type MiningPhase = 'mining' | 'awaiting_input' | 'publishing' | 'done';
 
 export interface MiningProgress {
   phase: MiningPhase;
