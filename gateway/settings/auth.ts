@@ -8,6 +8,7 @@ import { createOnce } from '../../common/create-once.ts';
 import { checked, nameValueList, parseSettings, text } from '../../common/settings.ts';
 import { isLoopback } from '../http/loopback.ts';
 import { PRINCIPAL_PATTERN, parseScopes } from '../http/oauth-settings.ts';
+
 const MIN_TOKEN_LENGTH = 16;
 const FIRST_START_PRINCIPAL = 'user';
 
