@@ -159,9 +159,10 @@ async function measure(name: string, request: () => Promise<unknown>) {
   // Let what the request set off settle (its log line, the end of its stream) before the snapshot.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const files = await filesRun();
-  console.log(`${name}:`);
-  for (const file of files) console.log(`  ${file}`);
-  console.log(`  ${files.length} gateway files\n`);
+  // The report goes to stderr: stdout carries the gateway's own log lines (npm run callpath drops them).
+  console.error(`${name}:`);
+  for (const file of files) console.error(`  ${file}`);
+  console.error(`  ${files.length} gateway files\n`);
   return files.length;
 }
 
