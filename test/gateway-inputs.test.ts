@@ -4,9 +4,8 @@ import { describe, test } from 'node:test';
 import { DEFAULT_BLOCKS, DEFAULT_DIFFICULTY, mineChainInput, miningTool } from '../catalog/mining/entry.ts';
 import { workflowIdArgs } from '../gateway/mcp/companions.ts';
 import { inputResponsesSchema } from '../gateway/mcp/input-rounds.ts';
-import { validated } from '../gateway/mcp/tools-call.ts';
+import { declaresTasksExtension, validated } from '../gateway/mcp/tools-call.ts';
 import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
-import { declaresTasksExtension } from '../gateway/shared/envelope.ts';
 import { isOwnedBy, newTaskId, taskIdPrefix } from '../gateway/temporal/task-ids.ts';
 import { LIMITS } from '../workflows/mining/bounds.ts';
 

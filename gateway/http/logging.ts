@@ -11,7 +11,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { type DestinationStream, destination } from 'pino';
-import { envelopeOf } from '../shared/envelope.ts';
+import { envelopeOf } from './body.ts';
 import { readableLogStream } from './log-format.ts';
 
 const MAX_ID_LENGTH = 200;

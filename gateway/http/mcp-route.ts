@@ -3,7 +3,7 @@
 // method (subscriptions/listen included):
 //   1. who is calling (bearer-auth.ts), when callers authenticate;
 //   2. what it may do: per-tool OAuth scopes (oauth.ts), the poll rate limit (poll-limit.ts), when
-//      configured; the body parsed with a nesting limit (json-body.ts);
+//      configured; the body parsed with a nesting limit and read as a JSON-RPC envelope (body.ts);
 //   3. its SEP-2243 headers against its body (request-headers.ts): a 2026-07-28 request missing a
 //      required one, or whose Mcp-Param-* headers miss or disagree with its arguments, is refused
 //      with 400 / -32020 (a header that names something else is refused by the SDK);
@@ -21,10 +21,9 @@ import { errorBody, HEADER_MISMATCH, internalError } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpHandler } from '../mcp/handler.ts';
 import { withRequestLog } from '../mcp/observe.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
-import { requestIdOf } from '../shared/envelope.ts';
 import { tracing } from '../shared/tracing.ts';
 import { type Authentication, bearerAuth, sendJson, sendRefusal } from './bearer-auth.ts';
-import { limitJsonDepth } from './json-body.ts';
+import { envelopeOf, limitJsonDepth, requestIdOf } from './body.ts';
 import { bindTask, bindTaskFromBody } from './logging.ts';
 import type { ToolScopes } from './oauth.ts';
 import { PollRateLimiter, type PollRateLimitOptions, pollRateLimit } from './poll-limit.ts';
@@ -166,7 +165,8 @@ function answer({ request, reply, principal, decorate }: Exchange, options: McpR
     reply.raw,
     async (gone) => {
       const webRequest = await toWebRequest(request.raw, parsedBody, { signal: gone });
-      return decorate(await options.mcp.fetch({ request: webRequest, authInfo, parsedBody, gone }));
+      const envelope = envelopeOf(parsedBody);
+      return decorate(await options.mcp.fetch({ request: webRequest, authInfo, parsedBody, envelope, gone }));
     },
     parsedBody,
     options.onError,

@@ -23,9 +23,9 @@ import {
   insufficientScope,
   unauthorized,
 } from '../mcp/errors.ts';
-import { envelopeOf } from '../shared/envelope.ts';
 import { taskIdPrefix } from '../temporal/task-ids.ts';
 import { AuthorizationServerUnavailable } from './authorization-server.ts';
+import { envelopeOf } from './body.ts';
 import { JwtAccessTokenVerifier } from './jwt-verifier.ts';
 import type { OAuthSettings } from './oauth-settings.ts';
 

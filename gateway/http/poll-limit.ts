@@ -5,8 +5,8 @@
 // call, and must not fill the limiter's memory), and the memory has a hard bound.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pollRateLimited } from '../mcp/errors.ts';
-import { messagesOf, requestIdOf } from '../shared/envelope.ts';
 import { pollsRateLimited } from '../shared/metrics.ts';
+import { messagesOf, requestIdOf } from './body.ts';
 
 /** Every poll in a body (one per polling message of a batch): tasks/get's taskId, a result companion's workflow_id. */
 export function polledTaskIds(body: unknown, isPollTool: (name: string) => boolean): string[] {

@@ -6,7 +6,6 @@
 // The route calls it only with tracing on.
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { envelopeOf } from '../shared/envelope.ts';
 import {
   activeTraceCarrier,
   activeTraceId,
@@ -14,6 +13,7 @@ import {
   type RequestSpanSubject,
   traceCarrierOf,
 } from '../shared/tracing.ts';
+import { envelopeOf } from './body.ts';
 
 const MAX_TARGET_LENGTH = 200;
 

@@ -13,8 +13,7 @@ import {
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { declaresTasksExtension, envelopeOf } from '../shared/envelope.ts';
-import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
+import { type Envelope, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import { SHUTDOWN } from '../temporal/wait.ts';
 import { parseArtifactUri } from './artifacts.ts';
@@ -36,7 +35,7 @@ import { tasksCancel } from './tasks-cancel.ts';
 import { tasksGet } from './tasks-get.ts';
 import { tasksUpdate } from './tasks-update.ts';
 import { describeIssues } from './tool-definition.ts';
-import { callTool } from './tools-call.ts';
+import { callTool, declaresTasksExtension } from './tools-call.ts';
 import { CatalogTools } from './tools-list.ts';
 
 /** Longest a shutdown waits for the tool calls in flight to answer before closing their exchanges. */
@@ -73,6 +72,8 @@ export interface McpRequest {
   request: Request;
   authInfo: AuthInfo;
   parsedBody: unknown;
+  /** What the body says about itself, as the HTTP layer read it. */
+  envelope: Envelope;
   /**
    * Aborts when the client goes away: the HTTP layer's own signal, not `request.signal`, which
    * follows it only as long as the Request object lives (a stream outlives it).
@@ -115,14 +116,15 @@ export class McpHandler {
    * handler: the SDK's listen router carries only its own list-changed and resource events, and
    * answers before any handler of ours could take over.
    */
-  fetch({ request, authInfo, parsedBody, gone }: McpRequest): Promise<Response> {
-    if (envelopeOf(parsedBody).listenTaskIds) return this.listen({ request, authInfo, parsedBody, gone });
+  fetch(mcpRequest: McpRequest): Promise<Response> {
+    const { request, authInfo, parsedBody, envelope } = mcpRequest;
+    if (envelope.listenTaskIds) return this.listen(mcpRequest);
     return this.handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
   }
 
   /** subscriptions/listen for tasks, judged first by the SDK's own rules (envelope against headers, revision). */
-  private async listen({ request, authInfo, parsedBody, gone }: McpRequest): Promise<Response> {
-    const { id } = envelopeOf(parsedBody) as { id?: string | number };
+  private async listen({ request, authInfo, parsedBody, envelope, gone }: McpRequest): Promise<Response> {
+    const { id } = envelope;
     const header = (name: string) => request.headers.get(name) ?? undefined;
     const route = classifyInboundRequest({
       httpMethod: request.method,

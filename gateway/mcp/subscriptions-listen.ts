@@ -8,7 +8,6 @@
 // reading is closed once its stream holds too many frames; on shutdown every stream ends with its
 // result. Refusals are thrown as ProtocolErrors (handler.ts answers them).
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
-import { declaresTasksExtension } from '../shared/envelope.ts';
 import { countOpen, taskSubscriptions } from '../shared/metrics.ts';
 import { META } from '../shared/protocol.ts';
 import type { Caller } from '../temporal/run-memo.ts';
@@ -22,6 +21,7 @@ import {
 } from './errors.ts';
 import type { DetailedTask } from './task-shapes.ts';
 import { TaskWatches, type TaskWatchesDeps } from './task-watches.ts';
+import { declaresTasksExtension } from './tools-call.ts';
 
 export interface SubscriptionLimits {
   /** Task ids one stream may watch. */

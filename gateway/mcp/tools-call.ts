@@ -5,8 +5,7 @@
 // declared the Tasks extension; else the start/poll "running" JSON the companions continue.
 import type { CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { declaresTasksExtension } from '../shared/envelope.ts';
-import { META } from '../shared/protocol.ts';
+import { META, TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { CatalogTool } from './catalog.ts';
@@ -60,6 +59,13 @@ export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call:
   if ('resultType' in answer && (answer.resultType === 'task' || answer.resultType === 'input_required'))
     return answer as never;
   return server.projectCallToolResult(answer as CallToolResult, undefined) as never;
+}
+
+/** Whether a request may receive a task: its client capabilities declare the Tasks extension. */
+export function declaresTasksExtension(capabilities: object | undefined): boolean {
+  const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  const value = extensions?.[TASKS_EXTENSION];
+  return typeof value === 'object' && value !== null;
 }
 
 /** `value` checked (a copy, with defaults filled in); an Error naming the first bad field if not. */

@@ -1,4 +1,5 @@
-// Names the MCP wire fixes, shared by every gateway layer and the CLI. Constants only.
+// Names the MCP wire fixes, shared by every gateway layer and the CLI, and the envelope of a
+// JSON-RPC message as the HTTP layer reads it (http/body.ts). Constants and types only.
 
 /** The Tasks extension's identifier, as clients declare it in their per-request capabilities. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -13,3 +14,19 @@ export const META = {
   clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const;
+
+/** A JSON-RPC message as the gateway reads it ahead of the SDK. */
+export interface Envelope {
+  /** The request id, when it is a valid one (a string or a number). */
+  id?: string | number;
+  method?: string;
+  params: Record<string, unknown>;
+  /** tools/call: the tool's name. */
+  tool?: string;
+  /** tasks/*: the task named. */
+  taskId?: string;
+  /** tools/call: the `workflow_id` argument of a companion. */
+  workflowId?: string;
+  /** subscriptions/listen with the Tasks extension's filter: the task ids asked for. */
+  listenTaskIds?: unknown[];
+}

@@ -1,0 +1,86 @@
+// The body of /mcp: parsed by Fastify's own JSON parser (which refuses prototype poisoning) behind a
+// nesting limit checked on the raw text first (a body nested deeper than any real request parses
+// fine but overflows the stack later, when the SDK serialises it: refused here it is a 400 with a
+// JSON-RPC error); then read as a JSON-RPC envelope, the one reader of it for every place that
+// routes, limits, logs or traces by it before the MCP layer parses it properly. Untrusted input:
+// every field is checked for its type, and a body that is no message reads empty.
+import type { FastifyInstance } from 'fastify';
+import type { Envelope } from '../shared/protocol.ts';
+
+/** Deepest nesting of arrays and objects a request body may have. */
+const MAX_JSON_DEPTH = 64;
+
+const JSON_TOO_DEEP = 'MCP_JSON_TOO_DEEP';
+
+/** Whether `text` nests arrays/objects deeper than `limit` (a linear scan; strings are skipped). */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return false;
+}
+
+/** Installs the parser for application/json bodies on `app` (an encapsulated plugin scope). */
+export function limitJsonDepth(app: FastifyInstance, limit = MAX_JSON_DEPTH): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (nestsDeeperThan(text, limit)) {
+      const error = Object.assign(new Error(`the body nests arrays or objects deeper than ${limit} levels`), {
+        code: JSON_TOO_DEEP,
+        statusCode: 400,
+      });
+      done(error, undefined);
+      return;
+    }
+    parse(request, text, done);
+  });
+}
+
+// ---- the JSON-RPC envelope --------------------------------------------------------------------------
+
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+const string = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** The envelope of one message (a batch has several: see messagesOf). */
+export function envelopeOf(message: unknown): Envelope {
+  const body = record(message) ?? {};
+  const method = string(body.method);
+  const params = record(body.params) ?? {};
+  const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : undefined;
+  const taskIds = record(params.notifications)?.taskIds;
+  return {
+    ...(id === undefined ? {} : { id }),
+    ...(method === undefined ? {} : { method }),
+    params,
+    ...(method === 'tools/call' && string(params.name) ? { tool: params.name as string } : {}),
+    ...(method?.startsWith('tasks/') && string(params.taskId) ? { taskId: params.taskId as string } : {}),
+    ...(method === 'tools/call' && string(record(params.arguments)?.workflow_id)
+      ? { workflowId: record(params.arguments)?.workflow_id as string }
+      : {}),
+    ...(method === 'subscriptions/listen' && Array.isArray(taskIds) ? { listenTaskIds: taskIds } : {}),
+  };
+}
+
+/** Every message of a body: one, or each of a batch. */
+export function messagesOf(body: unknown): Envelope[] {
+  return (Array.isArray(body) ? body : [body]).map(envelopeOf);
+}
+
+/** The id to echo in an error answer to a body: its request id, or null (a batch, or none). */
+export function requestIdOf(body: unknown): string | number | null {
+  return Array.isArray(body) ? null : (envelopeOf(body).id ?? null);
+}
