@@ -7,12 +7,22 @@ import type { Caller } from '../temporal/run-memo.ts';
 import type { Catalog } from './catalog.ts';
 import type { InputRounds } from './input-rounds.ts';
 import type { TaskTiming } from './start-poll.ts';
-import type { SubscriptionLimits } from './subscriptions-listen.ts';
 
 interface ArtifactSettings {
   store: ArtifactStore;
   /** The largest artifact resources/read answers. */
   readMaxBytes: number;
+}
+
+export interface SubscriptionLimits {
+  /** Task ids one stream may watch. */
+  maxTasksPerStream: number;
+  /** Task streams open at once on this gateway. */
+  maxStreams: number;
+  /** Task streams one principal may hold open at once on this gateway. */
+  maxStreamsPerPrincipal: number;
+  /** Comment frames that keep idle proxies from closing the stream. */
+  keepAliveMs: number;
 }
 
 export interface McpDeps {

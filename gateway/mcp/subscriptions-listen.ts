@@ -19,20 +19,10 @@ import {
   slowSubscriber,
   subscriptionLimit,
 } from './errors.ts';
+import type { SubscriptionLimits } from './method-context.ts';
 import type { DetailedTask } from './task-shapes.ts';
 import { TaskWatches, type TaskWatchesDeps } from './task-watches.ts';
 import { declaresTasksExtension } from './tools-call.ts';
-
-export interface SubscriptionLimits {
-  /** Task ids one stream may watch. */
-  maxTasksPerStream: number;
-  /** Task streams open at once on this gateway. */
-  maxStreams: number;
-  /** Task streams one principal may hold open at once on this gateway. */
-  maxStreamsPerPrincipal: number;
-  /** Comment frames that keep idle proxies from closing the stream. */
-  keepAliveMs: number;
-}
 
 /** Frames a stream may hold unread before its client is taken to have stopped reading. */
 const MAX_UNREAD_FRAMES = 256;

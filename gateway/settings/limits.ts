@@ -2,7 +2,7 @@
 // principal or stream may hold: timeouts, the running-task cap, pushed status, input state.
 import * as z from 'zod/v4';
 import { integer, parseSettings } from '../../common/settings.ts';
-import type { SubscriptionLimits } from '../mcp/subscriptions-listen.ts';
+import type { SubscriptionLimits } from '../mcp/method-context.ts';
 import { DEFAULTS } from './defaults.ts';
 
 export interface LimitSettings {
