@@ -3,7 +3,7 @@
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
-import { countOpen, taskWatches, type WaitOutcome as WaitEnd, waitSeconds } from '../shared/metrics.ts';
+import { countOpen, taskWatches, type WaitOutcome, waitSeconds } from '../shared/metrics.ts';
 import { annotateSpan, inSpan, tracing } from '../shared/tracing.ts';
 import { timed } from './client.ts';
 import {
@@ -127,7 +127,7 @@ export class RunWaits {
   private async bounded(workflowId: string, budgetMs: number, { gone, interrupt }: WaitSignals) {
     const end = waitSeconds.startTimer();
     // How the wait ended: on the wait histogram, and on the wait's span.
-    const ended = (how: WaitEnd) => {
+    const ended = (how: WaitOutcome) => {
       end({ outcome: how });
       if (tracing) annotateSpan({ 'mcp.wait.end': how });
       this.slots?.waitEnded(workflowId, how === 'closed');
