@@ -13,7 +13,7 @@ import {
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { type Envelope, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
+import { type Envelope, META, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import { SHUTDOWN } from '../temporal/wait.ts';
 import { parseArtifactUri } from './artifacts.ts';
@@ -35,11 +35,18 @@ import { tasksCancel } from './tasks-cancel.ts';
 import { tasksGet } from './tasks-get.ts';
 import { tasksUpdate } from './tasks-update.ts';
 import { describeIssues } from './tool-definition.ts';
-import { callTool, declaresTasksExtension } from './tools-call.ts';
+import { callTool } from './tools-call.ts';
 import { CatalogTools } from './tools-list.ts';
 
 /** Longest a shutdown waits for the tool calls in flight to answer before closing their exchanges. */
 const DRAIN_CALLS_MS = 5_000;
+
+/** Whether a request may receive a task: its client capabilities declare the Tasks extension. */
+export function declaresTasksExtension(capabilities: object | undefined): boolean {
+  const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  const value = extensions?.[TASKS_EXTENSION];
+  return typeof value === 'object' && value !== null;
+}
 
 const SERVER_INFO = { name: 'temporal-mcp-gateway', version: '0.1.0' } as const;
 
@@ -147,7 +154,10 @@ export class McpHandler {
           const requested = revision ?? 'unknown';
           throw new UnsupportedProtocolVersionError({ supported: [MODERN_PROTOCOL_VERSION], requested });
         }
-        return this.subscriptions.serve(parsedBody as ListenRequest, callerFrom(authInfo), gone);
+        const listen = parsedBody as ListenRequest;
+        if (!declaresTasksExtension(listen.params._meta?.[META.clientCapabilities] as object | undefined))
+          throw missingTasksCapability();
+        return this.subscriptions.serve(listen, callerFrom(authInfo), gone);
       });
     } catch (err) {
       const error = toProtocolError(err);
@@ -194,7 +204,11 @@ export class McpHandler {
       const tool = this.tools.byName.has(request.params.name) ? request.params.name : 'unknown';
       const rounds = era === 'modern' ? this.inputRounds(server, ctx) : undefined;
       const answer = observeToolCall(tool, () =>
-        callTool(this.tools.byName, { server, request, ctx, caller, era, ...(rounds ? { rounds } : {}) }),
+        callTool(this.tools.byName, {
+          ...{ server, request, ctx, caller, era },
+          takesTasks: declaresTasksExtension(server.getClientCapabilities()),
+          ...(rounds ? { rounds } : {}),
+        }),
       );
       this.calls.add(answer);
       const done = () => this.calls.delete(answer);

@@ -58,4 +58,6 @@ export interface ToolsCallRequest {
   era: 'legacy' | 'modern';
   /** Multi-round-trip input (2026-07-28 requests only). */
   rounds?: InputRounds;
+  /** Whether this request may receive a task (it declared the Tasks extension). */
+  takesTasks: boolean;
 }

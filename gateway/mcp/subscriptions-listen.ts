@@ -1,28 +1,11 @@
-// subscriptions/listen for Tasks clients: the Tasks extension's `notifications.taskIds` answered on
-// an SSE stream. The acknowledgement comes first, honouring only the caller's own task ids (another
-// principal's and an unknown id are left out alike); then a `notifications/tasks` carrying the
-// detailed task (as tasks/get returns it) whenever a subscribed task changes, and the moment it ends
-// (task-watches.ts). When every subscribed task has ended the stream closes with its result; when
-// the client goes away the watches only it held end. Limits (streams per gateway and per principal)
-// are taken before any await, so concurrent listens cannot all pass one check; a client that stops
-// reading is closed once its stream holds too many frames; on shutdown every stream ends with its
-// result. Refusals are thrown as ProtocolErrors (handler.ts answers them).
-import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { countOpen, taskSubscriptions } from '../shared/metrics.ts';
 import { META } from '../shared/protocol.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
-import {
-  invalidParams,
-  missingTasksCapability,
-  principalSubscriptionLimit,
-  slowSubscriber,
-  subscriptionLimit,
-} from './errors.ts';
+import { invalidParams, principalSubscriptionLimit, slowSubscriber, subscriptionLimit } from './errors.ts';
 import type { SubscriptionLimits } from './method-context.ts';
 import type { DetailedTask } from './task-shapes.ts';
 import { TaskWatches, type TaskWatchesDeps } from './task-watches.ts';
-import { declaresTasksExtension } from './tools-call.ts';
 
 /** Frames a stream may hold unread before its client is taken to have stopped reading. */
 const MAX_UNREAD_FRAMES = 256;
@@ -127,12 +110,13 @@ export class TaskSubscriptions {
     this.watches = new TaskWatches(deps);
   }
 
-  /** Opens the stream (the Response is returned once the acknowledgement is queued). */
+  /**
+   * Opens the stream for a request that declared the Tasks extension (handler.ts checks it); the
+   * Response is returned once the acknowledgement is queued.
+   */
   async serve(request: ListenRequest, caller: Caller, gone: AbortSignal): Promise<Response> {
     const { id } = request;
     const limits = this.deps.listen;
-    const capabilities = request.params._meta?.[META.clientCapabilities] as ClientCapabilities | undefined;
-    if (!declaresTasksExtension(capabilities)) throw missingTasksCapability();
     const requested = [...new Set(request.params.notifications.taskIds)];
     if (!requested.every((taskId): taskId is string => typeof taskId === 'string')) {
       throw invalidParams('Invalid params: notifications.taskIds must be strings');

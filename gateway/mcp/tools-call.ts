@@ -5,7 +5,7 @@
 // declared the Tasks extension; else the start/poll "running" JSON the companions continue.
 import type { CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { META, TASKS_EXTENSION } from '../shared/protocol.ts';
+import { META } from '../shared/protocol.ts';
 import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { CatalogTool } from './catalog.ts';
@@ -32,11 +32,10 @@ import type { ToolAnswer, ToolCall, ToolDefinition, ToolDeps } from './tool-defi
 
 /** Serves one tools/call with the tools the catalog makes (by name). */
 export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call: ToolsCallRequest) {
-  const { server, request, ctx, caller, era, rounds } = call;
+  const { server, request, ctx, caller, era, rounds, takesTasks } = call;
   const { name, arguments: raw } = request.params;
   const tool = tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`);
-  const takesTasks = declaresTasksExtension(server.getClientCapabilities());
   // A tool that only runs as a task refuses a client without the extension before anything starts.
   if (tool.taskSupport === 'required' && !takesTasks) throw missingTasksCapability();
   if (era === 'modern' && tool.requiredClientCapabilities) {
@@ -59,13 +58,6 @@ export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call:
   if ('resultType' in answer && (answer.resultType === 'task' || answer.resultType === 'input_required'))
     return answer as never;
   return server.projectCallToolResult(answer as CallToolResult, undefined) as never;
-}
-
-/** Whether a request may receive a task: its client capabilities declare the Tasks extension. */
-export function declaresTasksExtension(capabilities: object | undefined): boolean {
-  const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
-  const value = extensions?.[TASKS_EXTENSION];
-  return typeof value === 'object' && value !== null;
 }
 
 /** `value` checked (a copy, with defaults filled in); an Error naming the first bad field if not. */
