@@ -102,7 +102,9 @@ export async function findTraces(
   jaeger: Jaeger,
   query: { service: string; operation?: string; tags?: Record<string, string> },
 ): Promise<string[]> {
-  const params = new URLSearchParams({ service: query.service, limit: '20', lookback: '1h' });
+  // Every poll of a task is a trace of its own (one each 250 ms while a run goes on): the search
+  // must reach past the newest few to the call that started it.
+  const params = new URLSearchParams({ service: query.service, limit: '1000', lookback: '1h' });
   if (query.operation) params.set('operation', query.operation);
   if (query.tags) params.set('tags', JSON.stringify(query.tags));
   const response = await fetch(`${jaeger.uiUrl}/api/traces?${params}`);
