@@ -181,6 +181,16 @@ describe('a bad catalog names the file, the entry and the field', () => {
       /inputSchema\.properties\.where: x-mcp-header needs a property of type string/,
     ],
     [
+      'a mirrored header on the schema itself, not a property',
+      () =>
+        json([
+          entry({
+            inputSchema: { type: 'object', 'x-mcp-header': 'Root', properties: { a: { type: 'string' } } },
+          }),
+        ]),
+      /inputSchema: x-mcp-header belongs on a property, not the schema/,
+    ],
+    [
       'a mirrored header name that is not a token',
       () =>
         json([

@@ -75,10 +75,15 @@ function notOutstanding(key: string): string {
 
 /** The companions' view of one tool's runs: what the run is now, and the answers about it. */
 class ToolRuns {
+  /** Every companion answers with the start/poll JSON: one schema for all of them. */
+  readonly outputSchema: Record<string, unknown>;
+
   constructor(
     readonly tool: CatalogTool,
     readonly deps: ToolDeps,
-  ) {}
+  ) {
+    this.outputSchema = startPollOutputSchema(tool.outputSchema ?? {});
+  }
 
   now(id: string, call: Pick<ToolCall, 'caller'>) {
     return toolRunView(this.deps, this.tool, id, call.caller);
@@ -120,7 +125,7 @@ function resultTool(runs: ToolRuns): ToolDefinition {
     title: `Check a ${tool.presentation.noun}`,
     description: resultDescription(tool),
     args: workflowIdArgs(tool.name),
-    outputSchema: startPollOutputSchema(tool.outputSchema ?? {}),
+    outputSchema: runs.outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     handler: ({ workflow_id }, call) => runs.answerNow(workflow_id, call),
   });
@@ -133,7 +138,7 @@ function cancelTool(runs: ToolRuns): ToolDefinition {
     title: `Cancel a ${tool.presentation.noun}`,
     description: cancelDescription(tool),
     args: workflowIdArgs(tool.name),
-    outputSchema: startPollOutputSchema(tool.outputSchema ?? {}),
+    outputSchema: runs.outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async handler({ workflow_id }, call) {
       if (!(await deps.backend.actions.cancel(workflow_id, call.caller, tool.idPrefix)))
@@ -152,7 +157,7 @@ function respondTool(runs: ToolRuns): ToolDefinition {
     title: `Answer a ${tool.presentation.noun}'s input request`,
     description: respondDescription(tool),
     args: respondArgs(tool.name),
-    outputSchema: startPollOutputSchema(tool.outputSchema ?? {}),
+    outputSchema: runs.outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async handler({ workflow_id, key, action, content }, call) {
       const before = await runs.now(workflow_id, call);

@@ -69,6 +69,12 @@ function taskRequestOutcome(err: unknown): TaskRequestOutcome {
   return 'error';
 }
 
+/** Starts a clock; the function it returns gives the whole milliseconds since. */
+function stopwatch(): () => number {
+  const started = performance.now();
+  return () => Math.round(performance.now() - started);
+}
+
 function errorFields(err: unknown): Record<string, unknown> {
   const code = err instanceof ProtocolError ? err.code : undefined;
   return { error: { code, message: loggedMessage(err) } };
@@ -76,8 +82,7 @@ function errorFields(err: unknown): Record<string, unknown> {
 
 /** Runs one tools/call (`tool` is the catalog's name, or "unknown"), counting and logging it. */
 export async function observeToolCall<T>(tool: string, call: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  const elapsedMs = () => Math.round(performance.now() - started);
+  const elapsedMs = stopwatch();
   try {
     const answer = await call();
     const outcome = toolCallOutcome(answer);
@@ -108,8 +113,7 @@ export async function observeTaskRequest<T>(
   taskId: unknown,
   call: () => Promise<T>,
 ): Promise<T> {
-  const started = performance.now();
-  const elapsedMs = () => Math.round(performance.now() - started);
+  const elapsedMs = stopwatch();
   const log = logFor(typeof taskId === 'string' ? taskId : undefined);
   try {
     const answer = await call();

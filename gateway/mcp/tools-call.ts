@@ -166,8 +166,12 @@ export function startTool(tool: CatalogTool, deps: ToolDeps): ToolDefinition {
 
 async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unknown>, call: ToolCall) {
   const { ctx, caller, rounds } = call;
-  const run = rounds?.resumes ? await resume(tool, deps, call) : await begin(tool, deps, args, call);
-  const budgetMs = callBudget(tool, call, deps);
+  // Which client sent the call: its budget, and (on a start) what the run's memo and Web UI name.
+  const origin = requestOrigin(call.server, ctx);
+  const run = rounds?.resumes
+    ? await resume(tool, deps, call)
+    : await begin(tool, deps, args, { ...call, caller: { ...caller, origin } });
+  const budgetMs = waitBudgetFor(tool, origin.clientName, deps.clientWaitBudgets);
   const gone = ctx.mcpReq.signal;
   const { stopping } = deps;
   // Only a 2026-07-28 call of a tool that asks for input watches for it while it waits.
@@ -226,7 +230,7 @@ async function resume(tool: CatalogTool, deps: ToolDeps, call: ToolCall): Promis
   return { workflowId, round: resumes.round + 1 };
 }
 
-/** A first call: the run starts (or, with an idempotency key, the run the key names is found). */
+/** A first call: the run starts (or, with an idempotency key, the run the key names is found), for `call.caller` with its origin. */
 async function begin(
   tool: CatalogTool,
   deps: ToolDeps,
@@ -246,7 +250,7 @@ async function begin(
       ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
       summary: presentation.summary(tool.name, args, caller.principal),
     },
-    { ...caller, origin: requestOrigin(call.server, call.ctx) },
+    caller,
   );
   return {
     workflowId: started.workflowId,
