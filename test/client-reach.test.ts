@@ -11,7 +11,10 @@ import { framedRequest, PROTOCOL_VERSION, rpc, TASKS_CLIENT } from './support/mc
 import { startTestStack, type TestStack } from './support/stack.ts';
 
 let stack: TestStack;
-/** Blocks of about 1 s: eight of them outlast the 2.5 s budget. */
+/**
+ * Twenty blocks of about a quarter second: they outlast the 2.5 s budget, and blocks end (so
+ * progress grows) between the once-a-second progress reads, however the hashes fall.
+ */
 let slow: { difficulty: number; blocks: number };
 /** A block of about two minutes: still running when the budget ends, however the hashes fall. */
 let endless: { difficulty: number; blocks: number };
@@ -19,7 +22,7 @@ let endless: { difficulty: number; blocks: number };
 before(async () => {
   stack = await startTestStack('client-reach', { waitBudgetMs: 2_500, pollIntervalMs: 500 });
   const speed = await calibrate(stack.gateway.url);
-  slow = { difficulty: difficultyFor(speed, 1), blocks: 8 };
+  slow = { difficulty: difficultyFor(speed, 0.25), blocks: 20 };
   endless = { difficulty: difficultyFor(speed, 120), blocks: 1 };
 });
 
