@@ -9,6 +9,7 @@ import { backendOptions, budgetWarnings, loadSettings } from './settings/index.t
 import { enableTracing } from './shared/tracing.ts';
 import { TemporalBackend } from './temporal/backend.ts';
 import { createTemporalClient } from './temporal/client.ts';
+import { missingTaskStatusMessage } from './temporal/task-status.ts';
 
 /** Settings that must be right before anything listens: a bad one stops the start with its reason. */
 async function startupSettings() {
@@ -46,6 +47,10 @@ app.log.info(
   `gateway: tools from ${config.toolsFile ?? 'the built-in catalog'}: ${config.tools.map((t) => t.name).join(', ')}`,
 );
 for (const line of budgetWarnings(config)) app.log.warn(`gateway: ${line}`);
+// Said once, when Temporal can tell (an unreachable Temporal is the readiness check's to report).
+void backend.taskStatus.look().then((registered) => {
+  if (registered === false) app.log.warn(`gateway: ${missingTaskStatusMessage(config.temporal.namespace)}`);
+});
 app.log.info(
   `gateway: ${
     config.firstStartTokenFile

@@ -7,7 +7,11 @@ import { retryUntil } from '../common/poll.ts';
 import { freePort } from './free-port.ts';
 import { requireTemporalCli } from './temporal-cli.ts';
 
-export const SEARCH_ATTRIBUTES = { McpTool: 'Keyword', McpPrincipal: 'Keyword' } as const;
+export const SEARCH_ATTRIBUTES = {
+  McpTool: 'Keyword',
+  McpPrincipal: 'Keyword',
+  McpTaskStatus: 'Keyword',
+} as const;
 
 export interface DevServerOptions {
   /** The Temporal CLI binary (default: the one requireTemporalCli finds). */

@@ -280,8 +280,13 @@ describe('subscriptions/listen with taskIds', () => {
 
 describe('the ext-tasks session client with push', () => {
   test('settles through notifications/tasks, with the polls of tasks/get it no longer needs', async () => {
-    // A long poll interval: a client that only polled would learn of each change seconds late.
-    const slowPolls = await stack.extraGateway({ waitBudgetMs: 300, pollIntervalMs: 3_000 });
+    // A long poll interval, advised as it is (no faster pacing, no jitter): a client that only
+    // polled would learn of each change seconds late.
+    const slowPolls = await stack.extraGateway({
+      waitBudgetMs: 300,
+      pollIntervalMs: 3_000,
+      env: { MCP_POLL_FAST_INTERVAL_MS: '3000', MCP_POLL_JITTER_PERCENT: '0' },
+    });
     const client = await connectV2(slowPolls.url, { tasks: true });
     let gets = 0;
     const dispatch = rawDispatch(slowPolls.url);

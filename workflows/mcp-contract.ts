@@ -6,6 +6,19 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 /** Query (no arguments) answering ToolProgress. */
 export const PROGRESS_QUERY = 'mcp.progress';
+/**
+ * The memo key under which a run publishes its ToolProgress (upserted whenever it changes): the
+ * gateway reads it in the one describe of a poll, with no worker round trip. A run whose memo lacks
+ * it is asked with the progress query instead.
+ */
+export const PROGRESS_MEMO = 'mcp.progress';
+/**
+ * A Keyword search attribute a run upserts when its status changes: `working`, or `input_required`
+ * while it waits for a person. Only when the run was started with it (the gateway sets it where the
+ * namespace has it registered), so an unregistered attribute never fails a workflow.
+ */
+export const TASK_STATUS_ATTRIBUTE = 'McpTaskStatus';
+export type TaskStatusValue = 'working' | 'input_required';
 /** Signal (one argument: InputResponses) carrying a person's answers to input requests. */
 export const INPUT_SIGNAL = 'mcp.input';
 /** ApplicationFailure type of a tool-level error: the tool answered, with an error. */

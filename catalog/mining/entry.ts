@@ -192,6 +192,7 @@ export function miningEntry(env: NodeJS.ProcessEnv = {}): CatalogEntry & { hooks
     },
     idempotencyKeyArgument: 'idempotency_key',
     progressQuery: PROGRESS_QUERY,
+    progressForm: 'published',
     inputSignal: INPUT_SIGNAL,
     companions: { result: 'get_mining_result', cancel: 'cancel_mining', respond: 'respond_to_mining' },
     idPrefix: MINING_ID_PREFIX,

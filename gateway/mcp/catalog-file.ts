@@ -54,6 +54,7 @@ const CATALOG_FILE_SCHEMA: JsonSchema = {
           waitBudgetMs: { type: 'integer', minimum: 0, maximum: 600_000 },
           idempotencyKeyArgument: nonEmpty,
           progressQuery: nonEmpty,
+          progressForm: { enum: ['published', 'query'] },
           inputSignal: nonEmpty,
           idPrefix: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9_.]{0,63}$' },
           hooks: nonEmpty,

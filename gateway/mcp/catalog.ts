@@ -10,6 +10,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { taskIdPrefix } from '../temporal/task-ids.ts';
+import type { ProgressSource } from '../temporal/view.ts';
 import { genericPresentation } from './presentation.ts';
 import type { Presentation } from './presentation-hooks.ts';
 import {
@@ -36,6 +37,11 @@ export interface CatalogTool {
   waitBudgetMs: number;
   idempotencyKeyArgument?: string;
   progressQuery?: string;
+  /**
+   * How its runs tell their progress: `published` to the run's memo (one describe reads it; the
+   * query only for a run that has not published), or only by answering `progressQuery`.
+   */
+  progressForm: 'published' | 'query';
   inputSignal?: string;
   companions: Companions;
   /** Task ids of this tool start with `<idPrefix>-`. */
@@ -65,6 +71,15 @@ export interface CatalogTool {
 }
 
 export type TaskSupport = 'optional' | 'required' | 'forbidden';
+
+/** Where the runs of `tool` tell their progress (what a view of one reads). */
+export function progressSource(tool: CatalogTool | undefined): ProgressSource {
+  if (!tool) return {};
+  return {
+    ...(tool.progressQuery ? { progressQuery: tool.progressQuery } : {}),
+    published: tool.progressForm === 'published',
+  };
+}
 export type ClientCapabilityName = 'elicitation' | 'sampling' | 'roots';
 
 export interface CatalogDefaults {
@@ -168,6 +183,7 @@ export function catalogTool(
     waitBudgetMs: raw.waitBudgetMs ?? defaults.waitBudgetMs,
     ...(key ? { idempotencyKeyArgument: key } : {}),
     ...(raw.progressQuery ? { progressQuery: raw.progressQuery } : {}),
+    progressForm: raw.progressForm ?? 'query',
     ...(raw.inputSignal ? { inputSignal: raw.inputSignal } : {}),
     companions: {
       result: raw.companions?.result ?? generic.result,

@@ -9,7 +9,7 @@ import type { InputRequest, InputResponse, InputResponses } from '../../workflow
 import type { TemporalBackend } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import { SHUTDOWN, type WaitResult } from '../temporal/wait.ts';
-import type { CatalogTool } from './catalog.ts';
+import { type CatalogTool, progressSource } from './catalog.ts';
 import { invalidParams } from './errors.ts';
 
 /** What a requestState carries: the run, the tool it belongs to, and which round asked. */
@@ -170,7 +170,7 @@ async function watchForInput(
   onAsked: (requests: Record<string, InputRequest>) => void,
 ): Promise<void> {
   const { tool, workflowId, caller, gone, rounds } = wait;
-  const query = tool.progressQuery as string;
+  const source = progressSource(tool);
   const unsent = new Map(Object.entries(formAnswers(wait.carried)));
   const deadline = Date.now() + wait.budgetMs;
   for (let look = 0; ; look++) {
@@ -178,7 +178,7 @@ async function watchForInput(
     if (Date.now() + pause >= deadline) return;
     await delay(pause, undefined, { signal: interrupt.signal }).catch(() => {});
     if (interrupt.signal.aborted || gone.aborted) return;
-    const outstanding = (await backend.views.progressOf(workflowId, caller, query))?.inputRequests ?? {};
+    const outstanding = (await backend.views.progressOf(workflowId, caller, source))?.inputRequests ?? {};
     const due = [...unsent].filter(([key]) => key in outstanding);
     if (due.length > 0) {
       for (const [key] of due) unsent.delete(key);

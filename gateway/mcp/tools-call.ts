@@ -8,7 +8,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { META } from '../shared/protocol.ts';
 import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
-import type { CatalogTool } from './catalog.ts';
+import { type CatalogTool, progressSource } from './catalog.ts';
 import { startDescription } from './descriptions.ts';
 import {
   invalidParams,
@@ -94,8 +94,10 @@ export async function toolRunView(
   workflowId: string,
   caller: Caller,
 ): Promise<ExecutionView | undefined> {
-  const { progressQuery, idPrefix } = tool;
-  const found = await deps.backend.views.of(workflowId, caller, { progressQuery, idPrefix });
+  const found = await deps.backend.views.of(workflowId, caller, {
+    ...progressSource(tool),
+    idPrefix: tool.idPrefix,
+  });
   return found?.tool === tool.name ? found : undefined;
 }
 
@@ -176,7 +178,7 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
   const { stopping } = deps;
   // Only a 2026-07-28 call of a tool that asks for input watches for it while it waits.
   const waiting =
-    rounds && tool.progressQuery && tool.inputSignal
+    rounds && (tool.progressQuery || tool.progressForm === 'published') && tool.inputSignal
       ? waitOrAsk(deps.backend, {
           ...{ tool, workflowId: run.workflowId, caller, budgetMs, gone, rounds },
           ...(stopping ? { stopping } : {}),
@@ -222,7 +224,7 @@ async function resume(tool: CatalogTool, deps: ToolDeps, call: ToolCall): Promis
     const input = {
       signalName: tool.inputSignal,
       responses: answers,
-      ...(tool.progressQuery ? { progressQuery: tool.progressQuery } : {}),
+      ...progressSource(tool),
     };
     if (!(await deps.backend.actions.sendInput(workflowId, call.caller, input)))
       throw invalidParams('requestState names a run that no longer exists');
@@ -284,8 +286,7 @@ async function stillRunning(
     };
     return createTaskResult(handle, tool, deps.timing);
   }
-  const progressQuery = takesTasks ? undefined : tool.progressQuery;
-  const now = await deps.backend.views.of(workflowId, call.caller, progressQuery ? { progressQuery } : {});
+  const now = await deps.backend.views.of(workflowId, call.caller, takesTasks ? {} : progressSource(tool));
   if (!now) throw new Error(`the run ${workflowId} was started but cannot be found`);
   // It may have closed between the end of the budget and the describe: answer inline then.
   if (now.state.status !== 'running') return startPollAnswer(now, tool, deps.timing);

@@ -4,14 +4,15 @@ import type { InputResponses } from '../../workflows/mcp-contract.ts';
 import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile } from './errors.ts';
 import type { Caller } from './run-memo.ts';
-import type { RunViews } from './view.ts';
+import type { ProgressSource, RunViews } from './view.ts';
 
-/** Input for a run: on which signal, and (with the tool's progress query) only what it asks now. */
-export interface InputDelivery {
+/**
+ * Input for a run: on which signal, and (where its progress can be read) only what it asks now:
+ * only answers to requests outstanding now are signalled.
+ */
+export interface InputDelivery extends ProgressSource {
   signalName: string;
   responses: InputResponses;
-  /** The tool's progress query: only answers to requests outstanding now are signalled. */
-  progressQuery?: string;
 }
 
 export class RunActions {
@@ -40,14 +41,14 @@ export class RunActions {
   /** Sends input responses on the tool's input signal; false when there is no such run for this caller. */
   async sendInput(workflowId: string, caller: Caller, input: InputDelivery): Promise<boolean> {
     if (!this.views.owns(workflowId, caller)) return false;
-    const asked = input.progressQuery ? this.views.query(workflowId, input.progressQuery) : undefined;
+    const early = this.views.earlyQuery(workflowId, input);
     const found = await this.views.owned(workflowId, caller);
     if (!found) return false;
     if (found.description.status.name !== 'RUNNING') return true;
     let due = input.responses;
-    const answer = asked && (await asked);
+    const answer = await this.views.progressNow(found, input, early);
     // Keys the run does not ask for now (never asked, or answered before) never reach its history;
-    // when the query cannot be answered (no worker right now) the answers go as they are.
+    // when its progress cannot be read (no worker answers the query) the answers go as they are.
     if (answer && 'progress' in answer) {
       const outstanding = answer.progress.inputRequests ?? {};
       due = Object.fromEntries(Object.entries(due).filter(([key]) => Object.hasOwn(outstanding, key)));

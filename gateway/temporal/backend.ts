@@ -8,6 +8,7 @@ import { RunListing } from './listing.ts';
 import { RunningTaskSlots } from './slots.ts';
 import { RunStarts } from './start.ts';
 import { isOwnedBy } from './task-ids.ts';
+import { TaskStatusAttribute } from './task-status.ts';
 import { RunViews } from './view.ts';
 import { RunWaits } from './wait.ts';
 
@@ -25,6 +26,7 @@ export class TemporalBackend {
   readonly views: RunViews;
   readonly actions: RunActions;
   readonly listing: RunListing;
+  readonly taskStatus: TaskStatusAttribute;
 
   constructor(
     client: Client,
@@ -41,12 +43,14 @@ export class TemporalBackend {
           })
         : undefined;
     this.views = new RunViews(this.calls, options.serverSecret);
+    this.taskStatus = new TaskStatusAttribute(this.calls);
     this.waits = new RunWaits(client, slots);
     this.starts = new RunStarts({
       calls: this.calls,
       views: this.views,
       serverSecret: options.serverSecret,
       secretArgumentKey: this.derivedKey('secret-argument'),
+      taskStatus: this.taskStatus,
       ...(slots ? { slots } : {}),
     });
     this.actions = new RunActions(this.calls, this.views);

@@ -37,6 +37,11 @@ export interface RunMemo {
   origin?: RequestOrigin;
   /** The W3C trace context of the start, when the gateway traced it: polls and pushes link to it. */
   trace?: RunTrace;
+  /**
+   * The progress the run published (PROGRESS_MEMO of the contract): the workflow's own key, set to
+   * `{}` at the start of a run of a tool that publishes, so a run without it is one that does not.
+   */
+  'mcp.progress'?: unknown;
 }
 
 /** A W3C trace context as the memo keeps it. */

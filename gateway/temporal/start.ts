@@ -4,6 +4,7 @@
 // deadline, so an unreachable Temporal fails the call within the call timeout.
 import { createHmac } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
 import { activeTraceCarrier, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
 import {
@@ -17,11 +18,19 @@ import {
 import { type Caller, MCP_PRINCIPAL, MCP_TOOL, type RequestOrigin, type RunMemo } from './run-memo.ts';
 import type { RunningTaskSlots } from './slots.ts';
 import { differingArguments, keyedTaskId, newTaskId } from './task-ids.ts';
+import { MCP_TASK_STATUS, type TaskStatusAttribute } from './task-status.ts';
 import type { RunViews } from './view.ts';
 
 /** A run to start for a catalog tool. */
 export interface StartRequest {
-  tool: { name: string; idPrefix: string; workflow: string; taskQueue: string };
+  tool: {
+    name: string;
+    idPrefix: string;
+    workflow: string;
+    taskQueue: string;
+    /** `published`: the run publishes its progress (its memo is seeded, it carries McpTaskStatus). */
+    progressForm?: 'published' | 'query';
+  };
   /** The workflow's single argument. */
   input: unknown;
   /** The tool arguments as validated (defaults applied), kept with the run. */
@@ -50,6 +59,8 @@ export interface StartDeps {
   /** A key of the server secret: secret arguments are kept as digests under it. */
   secretArgumentKey: Buffer;
   slots?: RunningTaskSlots;
+  /** Whether runs that publish their progress may carry McpTaskStatus. */
+  taskStatus: TaskStatusAttribute;
 }
 
 /** One start: the request, for whom, under which id, with the arguments as the memo keeps them. */
@@ -145,6 +156,7 @@ export class RunStarts {
     const { request, caller, workflowId, kept } = run;
     const { tool } = request;
     const createdAt = new Date();
+    const publishes = tool.progressForm === 'published';
     const memo: RunMemo = {
       tool: tool.name,
       createdAt: createdAt.toISOString(),
@@ -153,7 +165,10 @@ export class RunStarts {
       ...(caller.origin ? { origin: caller.origin } : {}),
       // Later polls and pushes link to the start's trace (tracing on only).
       ...(tracing ? { trace: activeTraceCarrier() } : {}),
+      // The run's own key, there from the start: a run without it is one that never publishes.
+      ...(publishes ? { [PROGRESS_MEMO]: {} } : {}),
     };
+    const withStatus = publishes && (await this.deps.taskStatus.registered());
     try {
       await this.deps.calls.call(() =>
         this.deps.calls.client.workflow.start(tool.workflow, {
@@ -164,6 +179,7 @@ export class RunStarts {
           typedSearchAttributes: [
             { key: MCP_TOOL, value: tool.name },
             { key: MCP_PRINCIPAL, value: caller.principal },
+            ...(withStatus ? [{ key: MCP_TASK_STATUS, value: 'working' }] : []),
           ],
           staticSummary: runSummary(request.summary),
           staticDetails: runDetails({ ...memo, origin: caller.origin }),

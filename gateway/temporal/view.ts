@@ -1,6 +1,7 @@
-// A run as its caller may see it now: one describe (its memo names the tool, arguments and owner;
-// its pending activity the latest heartbeat) and, side by side, the tool's progress query on a short
-// deadline. Every read first checks the id's owner tag (task-ids.ts): no Temporal call for an id
+// A run as its caller may see it now: one describe (its memo names the tool, arguments and owner,
+// and carries the progress the run published; its pending activity the latest heartbeat). Only a
+// run that does not publish is asked the tool's progress query, on a short deadline (side by side
+// with the describe when the tool only answers the query). Every read first checks the id's owner tag (task-ids.ts): no Temporal call for an id
 // that is not the caller's, and a run whose memo names another principal is not found.
 import {
   QueryRejectedError,
@@ -9,9 +10,10 @@ import {
 } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
 import { linkToRun, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
-import { GRPC, grpcCode, isClosedMeanwhile, isDeadline, isRunNotFound } from './errors.ts';
+import { isClosedMeanwhile, isRunNotFound } from './errors.ts';
 import type { Caller, RunMemo } from './run-memo.ts';
 import {
   type ExecutionState,
@@ -24,9 +26,18 @@ import {
 } from './run-state.ts';
 import { isOwnedBy, taskIdPrefix } from './task-ids.ts';
 import { outcomeOf } from './wait.ts';
+import { queryFailureNote, unpickedNote } from './worker-notes.ts';
 
 /** The progress query's answer, or why there is none. */
-type QueryAnswer = { progress: ProgressAnswer } | { error: unknown };
+export type QueryAnswer = { progress: ProgressAnswer } | { error: unknown };
+
+/** Where a tool's runs tell their progress. */
+export interface ProgressSource {
+  /** The query that answers it. */
+  progressQuery?: string;
+  /** The runs publish it to their memo: the query only for a run whose memo has none. */
+  published?: boolean;
+}
 
 /** A run the caller owns: its handle, its description and the gateway's memo. */
 export interface OwnedRun {
@@ -49,17 +60,15 @@ export class RunViews {
 
   /**
    * The run as the caller may see it; undefined when unknown, expired or another caller's.
-   * `progressQuery` names the tool's progress query; without it a running run has no progress.
+   * Without a published progress or a progress query, a running run has no progress.
    */
   async of(
     workflowId: string,
     caller: Caller,
-    options: { progressQuery?: string; idPrefix?: string } = {},
+    options: ProgressSource & { idPrefix?: string } = {},
   ): Promise<ExecutionView | undefined> {
     if (!this.owns(workflowId, caller, options.idPrefix)) return undefined;
-    // The progress query goes out with the describe, not after it: a poll costs the slower of the
-    // two calls, not their sum. Temporal refuses it at once when the run is closed (NOT_OPEN).
-    const progress = options.progressQuery ? this.query(workflowId, options.progressQuery) : undefined;
+    const early = this.earlyQuery(workflowId, options);
     const found = await this.owned(workflowId, caller);
     if (!found) return undefined;
     const { handle, description, memo } = found;
@@ -68,7 +77,7 @@ export class RunViews {
     const state: ExecutionState =
       description.status.name !== 'RUNNING'
         ? await this.closedState(handle)
-        : await this.runningState(found, progress && (await progress));
+        : await this.runningState(found, await this.progressNow(found, options, early));
     return {
       workflowId,
       tool: memo.tool,
@@ -82,18 +91,58 @@ export class RunViews {
   }
 
   /**
-   * The progress query's answer alone (no describe): what a call waiting on its own run reads to
-   * see whether the workflow asks for input. Undefined when the run is not the caller's, is closed,
-   * or the query fails (the wait goes on either way).
+   * The run's progress alone: what a call waiting on its own run reads to see whether the workflow
+   * asks for input. Undefined when the run is not the caller's, is closed, or the query fails (the
+   * wait goes on either way).
    */
   async progressOf(
     workflowId: string,
     caller: Caller,
-    queryName: string,
+    source: ProgressSource,
   ): Promise<ProgressAnswer | undefined> {
     if (!this.owns(workflowId, caller)) return undefined;
-    const answer = await this.query(workflowId, queryName);
-    return 'progress' in answer ? answer.progress : undefined;
+    let answer: QueryAnswer | undefined;
+    if (source.published) {
+      const found = await this.owned(workflowId, caller);
+      if (found?.description.status.name !== 'RUNNING') return undefined;
+      answer = await this.progressNow(found, source);
+    } else if (source.progressQuery) {
+      answer = await this.query(workflowId, source.progressQuery);
+    }
+    return answer && 'progress' in answer ? answer.progress : undefined;
+  }
+
+  /**
+   * A tool that only answers the query is asked with the describe, not after it: a poll costs the
+   * slower of the two calls, not their sum (Temporal refuses it at once when the run is closed).
+   */
+  earlyQuery(workflowId: string, source: ProgressSource): Promise<QueryAnswer> | undefined {
+    return source.progressQuery && !source.published
+      ? this.query(workflowId, source.progressQuery)
+      : undefined;
+  }
+
+  /**
+   * A running run's progress: what it published to its memo when the tool publishes, else the
+   * query's answer (`early`, when it went out with the describe); undefined without either.
+   */
+  progressNow(
+    run: OwnedRun,
+    source: ProgressSource,
+    early?: Promise<QueryAnswer>,
+  ): Promise<QueryAnswer | undefined> {
+    const published = run.memo[PROGRESS_MEMO];
+    if (source.published && isObject(published)) {
+      if (!source.progressQuery || !mayJustBeAnswered(run, published))
+        return Promise.resolve({ progress: published });
+      // The query sees what the run has received, its memo only what a finished step published.
+      return this.query(run.handle.workflowId, source.progressQuery).then((asked) =>
+        'progress' in asked ? asked : { progress: published },
+      );
+    }
+    if (early) return early;
+    if (!source.progressQuery) return Promise.resolve(undefined);
+    return this.query(run.handle.workflowId, source.progressQuery);
   }
 
   /**
@@ -182,7 +231,10 @@ export class RunViews {
     const heartbeat = await this.heartbeat(description);
     const withHeartbeat = heartbeat === undefined ? {} : { heartbeat };
     if (answer === undefined) return { status: 'running', ...withHeartbeat };
-    if ('progress' in answer) return { status: 'running', progress: answer.progress, ...withHeartbeat };
+    if ('progress' in answer) {
+      const note = unpickedNote(description, this.calls.options.queryTimeoutMs);
+      return { status: 'running', progress: answer.progress, ...withHeartbeat, ...(note ? { note } : {}) };
+    }
     // It closed between the describe and the query: answer its outcome.
     if (answer.error instanceof QueryRejectedError) return this.closedState(handle);
     return {
@@ -191,19 +243,6 @@ export class RunViews {
       note: queryFailureNote(answer.error, description.taskQueue, this.calls.options.queryTimeoutMs),
     };
   }
-}
-
-/** Why there is no progress to show: most often, no worker is polling the run's task queue. */
-export function queryFailureNote(err: unknown, taskQueue: string, queryTimeoutMs: number): string {
-  if (isDeadline(err) || grpcCode(err) === GRPC.FAILED_PRECONDITION) {
-    return (
-      `The run is in progress, but no worker is polling task queue "${taskQueue}" right now ` +
-      `(no answer to the progress query within ${(queryTimeoutMs / 1000).toFixed(1)} s). ` +
-      'The run is safe in Temporal and continues when a worker is back.'
-    );
-  }
-  const cause = (err as { cause?: Error }).cause?.message;
-  return `The run is in progress; progress is unavailable right now (${cause ?? (err as Error).message}).`;
 }
 
 /** The stored payload of the latest heartbeat of the activity in flight (encrypted with a codec). */
@@ -240,6 +279,15 @@ function lastUpdate(description: WorkflowExecutionDescription): Date {
     times.push(timestampMs(activity.lastHeartbeatTime), timestampMs(activity.lastStartedTime));
   }
   return new Date(Math.max(...times.filter((t): t is number => typeof t === 'number' && Number.isFinite(t))));
+}
+
+/**
+ * Whether a run asking for input may have been answered since it published: a step is pending (a
+ * signal it has not taken yet makes one). Then the published requests may be answered ones.
+ */
+function mayJustBeAnswered(run: OwnedRun, published: ProgressAnswer): boolean {
+  const asks = Object.keys(published.inputRequests ?? {}).length > 0;
+  return asks && Boolean(run.description.raw.pendingWorkflowTask);
 }
 
 function isObject(value: unknown): value is ProgressAnswer {

@@ -1,0 +1,88 @@
+// Publishing a tool's progress where the gateway's one describe reads it: the run's memo under
+// PROGRESS_MEMO, and the McpTaskStatus search attribute when the run was started with it. Each
+// upsert is one history event, so it goes out on change only: the changes of one activation as
+// one upsert, progress at most once per MIN_GAP_MS of workflow time (a later change waits on one
+// timer), a change of status (input asked or answered) at once. Workflow code only.
+import {
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  type SearchAttributeUpdatePair,
+} from '@temporalio/common';
+import { patched, sleep, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  PROGRESS_MEMO,
+  TASK_STATUS_ATTRIBUTE,
+  type TaskStatusValue,
+  type ToolProgress,
+} from './mcp-contract.ts';
+
+/** Runs started before publishing existed replay without it (their histories have no upserts). */
+const PUBLISH_PATCH = 'mcp-published-progress';
+/** Progress is published at most this often (workflow time); a status change goes at once. */
+const MIN_GAP_MS = 1_000;
+/**
+ * A larger answer is not published (the memo key is removed: the gateway asks the query), so a
+ * big input request never meets Temporal's memo size limit and fails the workflow task.
+ */
+const MAX_PUBLISHED_CHARS = 32_000;
+
+const TASK_STATUS = defineSearchAttributeKey(TASK_STATUS_ATTRIBUTE, SearchAttributeType.KEYWORD);
+
+export class ProgressPublisher {
+  private readonly enabled: boolean;
+  private readonly withStatus: boolean;
+  private published?: string;
+  private status?: TaskStatusValue;
+  private lastAt = Number.NEGATIVE_INFINITY;
+  /** A flush is queued (a microtask of this activation, or the timer of the gap). */
+  private queued = false;
+
+  /** `current` answers the progress as the query does. */
+  constructor(private readonly current: () => ToolProgress) {
+    this.enabled = patched(PUBLISH_PATCH);
+    this.withStatus = this.enabled && workflowInfo().typedSearchAttributes.get(TASK_STATUS) !== undefined;
+    this.status = this.withStatus ? 'working' : undefined;
+  }
+
+  /** Something in the answer changed: publish it (coalesced and rate bounded). */
+  changed(): void {
+    if (!this.enabled || this.queued) return;
+    this.queued = true;
+    // After the code that changed it has run: every change of this activation goes as one upsert.
+    void Promise.resolve().then(() => this.flush());
+  }
+
+  private flush(): void {
+    const answer = this.current();
+    const status: TaskStatusValue =
+      Object.keys(answer.inputRequests ?? {}).length > 0 ? 'input_required' : 'working';
+    const statusChanged = this.withStatus && status !== this.status;
+    const gap = this.lastAt + MIN_GAP_MS - Date.now();
+    if (gap > 0 && !statusChanged) {
+      // Too soon after the last upsert: one timer, then whatever the answer is by then.
+      sleep(gap).then(
+        () => this.flush(),
+        () => {
+          this.queued = false; // the run is being cancelled: the next change publishes
+        },
+      );
+      return;
+    }
+    this.queued = false;
+    this.publish(answer, statusChanged ? status : undefined);
+  }
+
+  private publish(answer: ToolProgress, status: TaskStatusValue | undefined): void {
+    const json = JSON.stringify(answer);
+    if (json !== this.published) {
+      this.published = json;
+      this.lastAt = Date.now();
+      upsertMemo({ [PROGRESS_MEMO]: json.length <= MAX_PUBLISHED_CHARS ? answer : undefined });
+    }
+    if (status) {
+      this.status = status;
+      const update: SearchAttributeUpdatePair[] = [{ key: TASK_STATUS, value: status }];
+      upsertSearchAttributes(update);
+    }
+  }
+}
