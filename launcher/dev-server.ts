@@ -25,6 +25,8 @@ export interface DevServerOptions {
   uiCodecEndpoint?: string;
   ip?: string;
   namespace?: string;
+  /** The search attributes to register (default: SEARCH_ATTRIBUTES, every one the gateway uses). */
+  searchAttributes?: Record<string, string>;
   readyTimeoutMs?: number;
   /** Where the server's own output goes (default: discarded). */
   stdio?: 'ignore' | 'inherit' | 'pipe';
@@ -67,7 +69,7 @@ export class DevServer {
       args.push('--ui-port', String(options.uiPort));
       if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
     }
-    for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
+    for (const [name, type] of Object.entries(options.searchAttributes ?? SEARCH_ATTRIBUTES))
       args.push('--search-attribute', `${name}=${type}`);
     const child = spawn(options.cli ?? requireTemporalCli(), args, {
       stdio: options.onOutput ? ['ignore', 'pipe', 'pipe'] : (options.stdio ?? 'ignore'),
@@ -111,7 +113,7 @@ export class DevServer {
         const connection = await Connection.connect({ address: this.address, connectTimeout: 1_000 });
         try {
           const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-          for (const name of Object.keys(SEARCH_ATTRIBUTES)) {
+          for (const name of Object.keys(this.options.searchAttributes ?? SEARCH_ATTRIBUTES)) {
             if (!customAttributes?.[name]) throw new Error(`search attribute ${name} not registered yet`);
           }
         } finally {

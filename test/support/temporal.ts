@@ -13,9 +13,13 @@ export interface TestTemporal {
   close(): Promise<void>;
 }
 
-export async function startTestTemporal(): Promise<TestTemporal> {
+/** `searchAttributes`: the ones to register, when not every one the gateway uses. */
+export async function startTestTemporal(searchAttributes?: Record<string, string>): Promise<TestTemporal> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mcp-gw-test-'));
-  const server = await DevServer.start({ dbFilename: join(dataDir, 'temporal.db') });
+  const server = await DevServer.start({
+    dbFilename: join(dataDir, 'temporal.db'),
+    ...(searchAttributes ? { searchAttributes } : {}),
+  });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: 'default' });
   return {
