@@ -40,6 +40,30 @@ describe('mineChain workflow', () => {
     await temporal?.close();
   });
 
+  it('publishes its progress on change: a few history events per block, not one per heartbeat', async () => {
+    const blocks = 20; // the most a chain may have
+    const handle = await start({ difficulty: 12, blocks, data: 'published' });
+    await handle.result();
+    const counts = new Map<string, number>();
+    const history = await client.workflow.getHandle(handle.workflowId).fetchHistory();
+    for (const event of history.events ?? []) {
+      const type = Object.keys(event).find((k) => k.endsWith('EventAttributes')) ?? 'unknown';
+      counts.set(type, (counts.get(type) ?? 0) + 1);
+    }
+    const upserts = counts.get('workflowPropertiesModifiedEventAttributes') ?? 0;
+    const timers = counts.get('timerStartedEventAttributes') ?? 0;
+    const markers = counts.get('markerRecordedEventAttributes') ?? 0;
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    console.log(
+      `a ${blocks}-block run: ${total} history events, of them ${upserts} memo upserts, ${timers} timers ` +
+        `(each two events) and ${markers} patch marker for publishing`,
+    );
+    // One upsert per block at most (the changes of one step go as one), plus the first and the last.
+    assert.ok(upserts >= 2 && upserts <= blocks + 2, `memo upserts: ${upserts}`);
+    assert.ok(timers <= blocks, `timers: ${timers}`);
+    assert.equal(markers, 1);
+  });
+
   it('mines a low-difficulty chain whose blocks link and meet the difficulty', async () => {
     const input = { difficulty: 9, blocks: 4, data: 'linked chain' };
     const handle = await start(input);
