@@ -22,8 +22,8 @@ import {
   toProtocolError,
 } from '../gateway/mcp/errors.ts';
 import { isTemporalUnavailable, TemporalDeadlineError } from '../gateway/temporal/errors.ts';
+import { queryFailureNote } from '../gateway/temporal/view.ts';
 import { stateFromResultError } from '../gateway/temporal/wait.ts';
-import { queryFailureNote } from '../gateway/temporal/worker-notes.ts';
 
 const workflowFailed = (cause: Error) =>
   new WorkflowFailedError('Workflow execution failed', cause, RetryState.NON_RETRYABLE_FAILURE);

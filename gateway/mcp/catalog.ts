@@ -42,6 +42,8 @@ export interface CatalogTool {
    * query only for a run that has not published), or only by answering `progressQuery`.
    */
   progressForm: 'published' | 'query';
+  /** Where a view of one of its runs reads its progress (from the two above). */
+  progress: ProgressSource;
   inputSignal?: string;
   companions: Companions;
   /** Task ids of this tool start with `<idPrefix>-`. */
@@ -72,12 +74,10 @@ export interface CatalogTool {
 
 export type TaskSupport = 'optional' | 'required' | 'forbidden';
 
-/** Where the runs of `tool` tell their progress (what a view of one reads). */
-export function progressSource(tool: CatalogTool | undefined): ProgressSource {
-  if (!tool) return {};
+function progressSource(raw: { progressQuery?: string; progressForm?: string }): ProgressSource {
   return {
-    ...(tool.progressQuery ? { progressQuery: tool.progressQuery } : {}),
-    published: tool.progressForm === 'published',
+    ...(raw.progressQuery ? { progressQuery: raw.progressQuery } : {}),
+    published: raw.progressForm === 'published',
   };
 }
 export type ClientCapabilityName = 'elicitation' | 'sampling' | 'roots';
@@ -107,7 +107,10 @@ export type ToolHooks = Partial<Presentation>;
  * A catalog entry as written, in a file or in code (the built-in catalog). `hooks` is a module path
  * in a file (relative to it), the hooks themselves in code.
  */
-export type CatalogEntry = Omit<Partial<CatalogTool>, 'companions' | 'presentation' | 'validateArguments'> & {
+export type CatalogEntry = Omit<
+  Partial<CatalogTool>,
+  'companions' | 'presentation' | 'validateArguments' | 'progress'
+> & {
   name: string;
   description: string;
   workflow: string;
@@ -184,6 +187,7 @@ export function catalogTool(
     ...(key ? { idempotencyKeyArgument: key } : {}),
     ...(raw.progressQuery ? { progressQuery: raw.progressQuery } : {}),
     progressForm: raw.progressForm ?? 'query',
+    progress: progressSource(raw),
     ...(raw.inputSignal ? { inputSignal: raw.inputSignal } : {}),
     companions: {
       result: raw.companions?.result ?? generic.result,

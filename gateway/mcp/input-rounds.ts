@@ -9,7 +9,7 @@ import type { InputRequest, InputResponse, InputResponses } from '../../workflow
 import type { TemporalBackend } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import { SHUTDOWN, type WaitResult } from '../temporal/wait.ts';
-import { type CatalogTool, progressSource } from './catalog.ts';
+import type { CatalogTool } from './catalog.ts';
 import { invalidParams } from './errors.ts';
 
 /** What a requestState carries: the run, the tool it belongs to, and which round asked. */
@@ -170,7 +170,7 @@ async function watchForInput(
   onAsked: (requests: Record<string, InputRequest>) => void,
 ): Promise<void> {
   const { tool, workflowId, caller, gone, rounds } = wait;
-  const source = progressSource(tool);
+  const source = tool.progress;
   const unsent = new Map(Object.entries(formAnswers(wait.carried)));
   const deadline = Date.now() + wait.budgetMs;
   for (let look = 0; ; look++) {

@@ -6,7 +6,7 @@ import { recordPush, tracing } from '../shared/tracing.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import type { ExecutionState, ExecutionView } from '../temporal/run-state.ts';
-import { type Catalog, progressSource } from './catalog.ts';
+import type { Catalog } from './catalog.ts';
 import type { TaskTiming } from './start-poll.ts';
 import { type DetailedTask, detailedTask } from './task-shapes.ts';
 
@@ -43,7 +43,7 @@ export class TaskWatches {
 
   /** The caller's task as it is now (with its progress, unless `withProgress` is false). */
   view(taskId: string, caller: Caller, withProgress = true): Promise<ExecutionView | undefined> {
-    const source = withProgress ? progressSource(this.deps.catalog.toolOfTask(taskId)) : {};
+    const source = withProgress ? (this.deps.catalog.toolOfTask(taskId)?.progress ?? {}) : {};
     return this.deps.backend.views.of(taskId, caller, source);
   }
 

@@ -1,6 +1,5 @@
 // tasks/update: the caller's answers to its run's input requests, sent on the tool's input signal
 // (only those the run asks for now reach its history).
-import { progressSource } from './catalog.ts';
 import { invalidParams, taskNotFound } from './errors.ts';
 import { boundedResponses, inputResponsesSchema } from './input-rounds.ts';
 import type { TaskRequest } from './method-context.ts';
@@ -17,7 +16,7 @@ export async function tasksUpdate({ taskId, params, ctx, caller, deps }: TaskReq
   const input = {
     signalName: tool.inputSignal,
     responses: boundedResponses(parsed.data),
-    ...progressSource(tool),
+    ...tool.progress,
   };
   if (!(await deps.backend.actions.sendInput(taskId, caller, input))) throw taskNotFound();
   return emptyAck();

@@ -8,7 +8,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { META } from '../shared/protocol.ts';
 import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
-import { type CatalogTool, progressSource } from './catalog.ts';
+import type { CatalogTool } from './catalog.ts';
 import { startDescription } from './descriptions.ts';
 import {
   invalidParams,
@@ -95,7 +95,7 @@ export async function toolRunView(
   caller: Caller,
 ): Promise<ExecutionView | undefined> {
   const found = await deps.backend.views.of(workflowId, caller, {
-    ...progressSource(tool),
+    ...tool.progress,
     idPrefix: tool.idPrefix,
   });
   return found?.tool === tool.name ? found : undefined;
@@ -224,7 +224,7 @@ async function resume(tool: CatalogTool, deps: ToolDeps, call: ToolCall): Promis
     const input = {
       signalName: tool.inputSignal,
       responses: answers,
-      ...progressSource(tool),
+      ...tool.progress,
     };
     if (!(await deps.backend.actions.sendInput(workflowId, call.caller, input)))
       throw invalidParams('requestState names a run that no longer exists');
@@ -286,7 +286,7 @@ async function stillRunning(
     };
     return createTaskResult(handle, tool, deps.timing);
   }
-  const now = await deps.backend.views.of(workflowId, call.caller, takesTasks ? {} : progressSource(tool));
+  const now = await deps.backend.views.of(workflowId, call.caller, takesTasks ? {} : tool.progress);
   if (!now) throw new Error(`the run ${workflowId} was started but cannot be found`);
   // It may have closed between the end of the budget and the describe: answer inline then.
   if (now.state.status !== 'running') return startPollAnswer(now, tool, deps.timing);

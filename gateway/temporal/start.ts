@@ -168,7 +168,8 @@ export class RunStarts {
       // The run's own key, there from the start: a run without it is one that never publishes.
       ...(publishes ? { [PROGRESS_MEMO]: {} } : {}),
     };
-    const withStatus = publishes && (await this.deps.taskStatus.registered());
+    const { taskStatus } = this.deps;
+    const withStatus = publishes && (taskStatus.known ?? (await taskStatus.registered()));
     try {
       await this.deps.calls.call(() =>
         this.deps.calls.client.workflow.start(tool.workflow, {

@@ -9,6 +9,8 @@ export const MCP_TASK_STATUS = defineSearchAttributeKey(TASK_STATUS_ATTRIBUTE, S
 
 export class TaskStatusAttribute {
   private answer?: Promise<boolean | undefined>;
+  /** Temporal's answer once it came: a start reads it without a call. */
+  known?: boolean;
 
   constructor(private readonly calls: TemporalCalls) {}
 
@@ -31,7 +33,8 @@ export class TaskStatusAttribute {
     const listed = await this.calls.call(() =>
       this.calls.client.connection.operatorService.listSearchAttributes({ namespace }),
     );
-    return Object.hasOwn(listed.customAttributes ?? {}, TASK_STATUS_ATTRIBUTE);
+    this.known = Object.hasOwn(listed.customAttributes ?? {}, TASK_STATUS_ATTRIBUTE);
+    return this.known;
   }
 }
 

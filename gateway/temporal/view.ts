@@ -1,8 +1,9 @@
 // A run as its caller may see it now: one describe (its memo names the tool, arguments and owner,
 // and carries the progress the run published; its pending activity the latest heartbeat). Only a
 // run that does not publish is asked the tool's progress query, on a short deadline (side by side
-// with the describe when the tool only answers the query). Every read first checks the id's owner tag (task-ids.ts): no Temporal call for an id
-// that is not the caller's, and a run whose memo names another principal is not found.
+// with the describe when the tool only answers the query). Every read first checks the id's owner
+// tag (task-ids.ts): no Temporal call for an id that is not the caller's, and a run whose memo names
+// another principal is not found.
 import {
   QueryRejectedError,
   type WorkflowExecutionDescription,
@@ -13,20 +14,12 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
 import { linkToRun, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
-import { isClosedMeanwhile, isRunNotFound } from './errors.ts';
+import { GRPC, grpcCode, isDeadline, isRunNotFound } from './errors.ts';
 import type { Caller, RunMemo } from './run-memo.ts';
-import {
-  type ExecutionState,
-  type ExecutionView,
-  type ProgressAnswer,
-  RESULT_TOO_LARGE,
-  RESULT_TOO_LARGE_MESSAGE,
-  TOO_LARGE_TASK_CAUSES,
-  TOO_LARGE_TERMINATION,
-} from './run-state.ts';
+import type { ExecutionState, ExecutionView, ProgressAnswer } from './run-state.ts';
 import { isOwnedBy, taskIdPrefix } from './task-ids.ts';
+import { endIfTooLarge } from './too-large.ts';
 import { outcomeOf } from './wait.ts';
-import { queryFailureNote, unpickedNote } from './worker-notes.ts';
 
 /** The progress query's answer, or why there is none. */
 export type QueryAnswer = { progress: ProgressAnswer } | { error: unknown };
@@ -192,41 +185,12 @@ export class RunViews {
     return latestHeartbeat(description, payload);
   }
 
-  /**
-   * Whether the run's workflow task keeps failing because what it completes with is too large: the
-   * latest WorkflowTaskFailed event (retries of a failing task add none) has a size cause.
-   */
-  private async stuckOnSize(workflowId: string): Promise<boolean> {
-    const page = await this.calls.call(() =>
-      this.calls.client.workflowService.getWorkflowExecutionHistoryReverse({
-        namespace: this.calls.options.namespace,
-        execution: { workflowId },
-        maximumPageSize: 20,
-      }),
-    );
-    const failure = (page.history?.events ?? []).find((event) => event.workflowTaskFailedEventAttributes);
-    const cause = failure?.workflowTaskFailedEventAttributes?.cause;
-    return typeof cause === 'number' && TOO_LARGE_TASK_CAUSES.has(cause);
-  }
-
   private async runningState(run: OwnedRun, answer: QueryAnswer | undefined): Promise<ExecutionState> {
     const { handle, description } = run;
-    if (
-      (description.raw.pendingWorkflowTask?.attempt ?? 0) >= 2 &&
-      (await this.stuckOnSize(handle.workflowId))
-    ) {
-      // It can never complete: end it, so every wait and watch on it ends too, and say why.
-      await this.calls
-        .call(() => handle.terminate(TOO_LARGE_TERMINATION))
-        .catch((err) => {
-          if (!isClosedMeanwhile(err)) throw err;
-        });
-      return {
-        status: 'failed',
-        toolError: false,
-        reason: RESULT_TOO_LARGE,
-        message: RESULT_TOO_LARGE_MESSAGE,
-      };
+    // A workflow task failing again and again may be one that can never complete.
+    if ((description.raw.pendingWorkflowTask?.attempt ?? 0) >= 2) {
+      const ended = await endIfTooLarge(this.calls, handle);
+      if (ended) return ended;
     }
     const heartbeat = await this.heartbeat(description);
     const withHeartbeat = heartbeat === undefined ? {} : { heartbeat };
@@ -292,4 +256,42 @@ function mayJustBeAnswered(run: OwnedRun, published: ProgressAnswer): boolean {
 
 function isObject(value: unknown): value is ProgressAnswer {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const SAFE = 'The run is safe in Temporal and continues when a worker is back.';
+
+/** Why there is no progress to show: most often, no worker is polling the run's task queue. */
+export function queryFailureNote(err: unknown, taskQueue: string, queryTimeoutMs: number): string {
+  if (isDeadline(err) || grpcCode(err) === GRPC.FAILED_PRECONDITION) {
+    return (
+      `The run is in progress, but no worker is polling task queue "${taskQueue}" right now ` +
+      `(no answer to the progress query within ${(queryTimeoutMs / 1000).toFixed(1)} s). ${SAFE}`
+    );
+  }
+  const cause = (err as { cause?: Error }).cause?.message;
+  return `The run is in progress; progress is unavailable right now (${cause ?? (err as Error).message}).`;
+}
+
+/** Temporal's PENDING_WORKFLOW_TASK_STATE_SCHEDULED: waiting for a worker to take it. */
+const SCHEDULED = 1;
+
+/**
+ * A note when the run's workflow task has waited for a worker at least `afterMs` (as long as a
+ * progress query may take): read from the describe alone, for runs whose progress is published.
+ */
+function unpickedNote(
+  description: WorkflowExecutionDescription,
+  afterMs: number,
+  now = Date.now(),
+): string | undefined {
+  const task = description.raw.pendingWorkflowTask;
+  const scheduled = task?.state === SCHEDULED ? task.scheduledTime : undefined;
+  if (!scheduled?.seconds) return undefined;
+  const waitedMs = now - (Number(scheduled.seconds) * 1000 + Math.floor((scheduled.nanos ?? 0) / 1e6));
+  if (waitedMs < afterMs) return undefined;
+  return (
+    `The run is in progress, but no worker is polling task queue "${description.taskQueue}" right now ` +
+    `(its next step has waited ${(waitedMs / 1000).toFixed(1)} s for one); the progress shown is the last ` +
+    `it published. ${SAFE}`
+  );
 }
