@@ -1,10 +1,11 @@
 // Part 1: the gateway's cost over the Temporal calls it stands for, measured side by side.
 //   tools/call → CreateTaskResult (HTTP, Tasks extension declared)  vs  workflow.start
-//   tasks/get (HTTP)                                                 vs  describe + progress query
+//   tasks/get (HTTP)                                                 vs  describe
 // The gateway answers tools/call with the start alone (the run it just created needs no describe);
-// "raw start + describe" shows what a handle would cost if it had to look the run up. For
-// tasks/get the gateway makes the describe and the query side by side; "raw describe ‖ query"
-// makes those same calls the same way, to show what is left of the gateway's own cost.
+// "raw start + describe" shows what a handle would cost if it had to look the run up. The mining
+// run publishes its progress to its memo, so tasks/get is one describe; "describe + query" shows
+// what a poll cost when it also asked a worker (and still costs for a run that only answers the
+// query). The gateway's own count of its Temporal calls says how many a poll made.
 // Sides rotate order on every round, so a slow moment of the machine falls on all of them.
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -12,6 +13,7 @@ import { MINING_ID_PREFIX, miningTool } from '../catalog/mining/entry.ts';
 import { ANONYMOUS } from '../gateway/mcp/handler.ts';
 import { MCP_PRINCIPAL, MCP_TOOL, type RunMemo } from '../gateway/temporal/run-memo.ts';
 import { runDetails } from '../gateway/temporal/start.ts';
+import { MCP_TASK_STATUS } from '../gateway/temporal/task-status.ts';
 import { PROTOCOL_VERSION, rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
 import {
   MINE_CHAIN_WORKFLOW,
@@ -31,8 +33,10 @@ export interface OverheadResult {
   bareProxyStart: Distribution;
   rawStartDescribe: Distribution;
   getViaGateway: Distribution;
+  rawDescribe: Distribution;
   rawDescribeQuery: Distribution;
-  rawDescribeQueryParallel: Distribution;
+  /** Temporal calls the gateway made per tasks/get (its metrics, over the measured polls). */
+  callsPerPoll: { describe: number; query: number };
 }
 
 export async function createTask(url: URL): Promise<string> {
@@ -51,6 +55,7 @@ const RAW_RUN: Omit<RunMemo, 'createdAt'> = {
   tool: 'start_mining',
   arguments: PARKED_ARGS,
   principal: ANONYMOUS,
+  'mcp.progress': {},
   origin: {
     clientName: TASKS_CLIENT.clientInfo.name,
     clientVersion: TASKS_CLIENT.clientInfo.version,
@@ -74,6 +79,7 @@ export function rawStart(client: Client, taskQueue: string) {
     typedSearchAttributes: [
       { key: MCP_TOOL, value: tool },
       { key: MCP_PRINCIPAL, value: principal },
+      { key: MCP_TASK_STATUS, value: 'working' },
     ],
     staticSummary: miningTool({ taskQueue: '', waitBudgetMs: 0 }).presentation.summary(
       tool,
@@ -90,9 +96,18 @@ async function rawDescribeQuery(client: Client, workflowId: string): Promise<voi
   await handle.query(progressQuery);
 }
 
-async function rawDescribeQueryParallel(client: Client, workflowId: string): Promise<void> {
-  const handle = client.workflow.getHandle(workflowId);
-  await Promise.all([handle.describe(), handle.query(progressQuery)]);
+async function rawDescribe(client: Client, workflowId: string): Promise<void> {
+  await client.workflow.getHandle(workflowId).describe();
+}
+
+/** The gateway's count of its Temporal calls by operation, from its /metrics. */
+async function temporalCalls(url: URL): Promise<Record<string, number>> {
+  const text = await (await fetch(new URL('/metrics', url))).text();
+  const counts: Record<string, number> = {};
+  const lines = /^mcp_gateway_temporal_request_duration_seconds_count\{operation="([^"]+)",[^}]*\} (\d+)/gm;
+  for (const [, operation, count] of text.matchAll(lines))
+    counts[operation as string] = (counts[operation as string] ?? 0) + Number(count);
+  return counts;
 }
 
 /** Runs the sides of one round in an order that rotates with the round number. */
@@ -144,25 +159,30 @@ export async function measureOverhead(options: {
     }
     await rotated(round, sides);
   }
-  const g = { get: [] as number[], raw: [] as number[], parallel: [] as number[] };
+  const g = { get: [] as number[], describe: [] as number[], describeQuery: [] as number[] };
+  let before: Record<string, number> = {};
   for (let round = 0; round < warmup + calls; round++) {
     const keep = round >= warmup;
+    if (round === warmup) before = await temporalCalls(url);
     const taskId = taskIds[round % taskIds.length] as string;
     const sides: (() => Promise<unknown>)[] = [
       () => timed(keep ? g.get : [], () => getTask(url, taskId)),
-      () => timed(keep ? g.raw : [], () => rawDescribeQuery(client, taskId)),
+      () => timed(keep ? g.describe : [], () => rawDescribe(client, taskId)),
     ];
     if (round % 2 === 0)
-      sides.push(() => timed(keep ? g.parallel : [], () => rawDescribeQueryParallel(client, taskId)));
+      sides.push(() => timed(keep ? g.describeQuery : [], () => rawDescribeQuery(client, taskId)));
     await rotated(round, sides);
   }
+  const after = await temporalCalls(url);
+  const perPoll = (operation: string) => ((after[operation] ?? 0) - (before[operation] ?? 0)) / calls;
   return {
     createViaGateway: distribution(s.create),
     rawStart: distribution(s.start),
     bareProxyStart: distribution(s.proxied),
     rawStartDescribe: distribution(s.startDescribe),
     getViaGateway: distribution(g.get),
-    rawDescribeQuery: distribution(g.raw),
-    rawDescribeQueryParallel: distribution(g.parallel),
+    rawDescribe: distribution(g.describe),
+    rawDescribeQuery: distribution(g.describeQuery),
+    callsPerPoll: { describe: perPoll('describe'), query: perPoll('query') },
   };
 }
