@@ -43,7 +43,10 @@ describe('bench report', () => {
     );
     assert.match(report, /tasks\/get vs describe, p50 \| 1\.20x \| ≤ 1\.15x \| \*\*missed\*\*/);
     assert.match(report, /tasks\/get vs describe, p99 \| 1\.20x \| ≤ 1\.25x \| met/);
-    assert.match(report, /Temporal calls per tasks\/get \(describe \+ query\) \| 1\.00 \(1\.00 \+ 0\.00\) \| 1 \| met/);
+    assert.match(
+      report,
+      /Temporal calls per tasks\/get \(describe \+ query\) \| 1\.00 \(1\.00 \+ 0\.00\) \| 1 \| met/,
+    );
     assert.match(report, /completion notice .* p99 \| 80\.0 ms \| ≤ 100 ms \| met/);
     assert.match(report, /Not measured: pip install failed: no network/);
   });
