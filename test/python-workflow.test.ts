@@ -92,6 +92,10 @@ describe('Python SDK workflow fixture', () => {
         },
       });
 
+      // The same answer is published to the memo (this run was started without McpTaskStatus).
+      const published = (await handle.describe()).memo?.['mcp.progress'];
+      assert.deepEqual(published, seen.at(-1));
+
       // The unknown key is ignored; the known one ends the wait.
       await handle.signal('mcp.input', {
         'not-asked': { action: 'accept', content: { approve: false } },
