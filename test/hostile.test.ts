@@ -575,6 +575,9 @@ describe('shutdown under load', () => {
       const tasks = await Promise.all([1, 2, 3].map(() => waitingTask(stack.gateway)));
       const { acked: streams } = await listenAll(50, gateway.url, tasks);
       assert.equal(streams.length, 50);
+      // Counted before the calls go out: a run they start must not be counted as already there.
+      const query = `TaskQueue = "${stack.taskQueue}" AND ExecutionStatus = "Running"`;
+      const before = (await stack.temporal.client.workflow.count(query)).count;
       const sentAt = Date.now();
       const calls = Array.from({ length: 20 }, (_, i) =>
         rpc(
@@ -587,9 +590,7 @@ describe('shutdown under load', () => {
           i % 2 === 0 ? TASKS_CLIENT : PLAIN_CLIENT,
         ),
       );
-      // Every call has started its run and waits: 3 + 20 runs open on this queue.
-      const query = `TaskQueue = "${stack.taskQueue}" AND ExecutionStatus = "Running"`;
-      const before = (await stack.temporal.client.workflow.count(query)).count;
+      // Every call has started its run and waits: 20 more runs open on this queue.
       await eventually(
         async () =>
           (await stack.temporal.client.workflow.count(query)).count >= before + 20 ? true : undefined,
