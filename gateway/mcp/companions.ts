@@ -8,6 +8,7 @@ import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { CatalogTool } from './catalog.ts';
 import { cancelDescription, respondDescription, resultDescription } from './descriptions.ts';
 import { invalidParams } from './errors.ts';
+import { lostHandleJson } from './lost-handle.ts';
 import {
   hasInputRequests,
   notFoundJson,
@@ -89,14 +90,23 @@ class ToolRuns {
     return toolRunView(this.deps, this.tool, id, call.caller);
   }
 
-  notFound(id: string): CallToolResult {
-    return toolResult(notFoundJson(id, this.tool), this.tool);
+  /**
+   * Not found: with the caller's recent runs of the tool (and the one a near-miss id meant), or,
+   * when visibility cannot say now, plainly.
+   */
+  async notFound(id: string, call: Pick<ToolCall, 'caller'>): Promise<CallToolResult> {
+    const recent = await this.deps.backend.recentRuns.of(call.caller, this.tool.name);
+    const json =
+      recent && recent.length > 0
+        ? lostHandleJson(id, this.tool, recent, call.caller.principal)
+        : notFoundJson(id, this.tool);
+    return toolResult(json, this.tool);
   }
 
   /** The run as it is now, or not found. */
   async answerNow(id: string, call: Pick<ToolCall, 'caller'>): Promise<CallToolResult> {
     const now = await this.now(id, call);
-    return now ? startPollAnswer(now, this.tool, this.deps.timing) : this.notFound(id);
+    return now ? startPollAnswer(now, this.tool, this.deps.timing) : this.notFound(id, call);
   }
 
   /** After an action: the result if the run closes within the budget, else its state now. */
@@ -142,7 +152,7 @@ function cancelTool(runs: ToolRuns): ToolDefinition {
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async handler({ workflow_id }, call) {
       if (!(await deps.backend.actions.cancel(workflow_id, call.caller, tool.idPrefix)))
-        return runs.notFound(workflow_id);
+        return runs.notFound(workflow_id, call);
       // The run ends once the workflow notices (its activity in flight heartbeats): wait, bounded.
       return runs.settle(workflow_id, call);
     },
@@ -161,7 +171,7 @@ function respondTool(runs: ToolRuns): ToolDefinition {
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async handler({ workflow_id, key, action, content }, call) {
       const before = await runs.now(workflow_id, call);
-      if (!before) return runs.notFound(workflow_id);
+      if (!before) return runs.notFound(workflow_id, call);
       const outstanding =
         before.state.status === 'running' ? (before.state.progress?.inputRequests ?? {}) : {};
       const request = outstanding[key];
@@ -172,9 +182,9 @@ function respondTool(runs: ToolRuns): ToolDefinition {
       if (action === 'accept') checkFormContent(request, content);
       const responses = { [key]: { action, ...(content ? { content } : {}) } };
       if (!(await deps.backend.actions.sendInput(workflow_id, call.caller, { signalName, responses })))
-        return runs.notFound(workflow_id);
+        return runs.notFound(workflow_id, call);
       const after = await runs.now(workflow_id, call);
-      if (!after) return runs.notFound(workflow_id);
+      if (!after) return runs.notFound(workflow_id, call);
       if (after.state.status !== 'running' || hasInputRequests(after.state))
         return startPollAnswer(after, tool, deps.timing);
       // Answered: the run goes on or wraps up now; answer with the result if it comes within the budget.

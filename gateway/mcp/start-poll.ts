@@ -260,6 +260,8 @@ export function startPollOutputSchema(resultSchema: Record<string, unknown>): Re
       error: { type: 'object' },
       next: { type: 'string' },
       note: { type: 'string' },
+      did_you_mean: { type: 'string' },
+      recent_runs: { type: 'array', items: { type: 'object' } },
       artifacts: { type: 'array', items: { type: 'object' } },
     },
   };

@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import { RunActions } from './actions.ts';
 import { type CallOptions, TemporalCalls } from './client.ts';
 import { RunListing } from './listing.ts';
+import { RecentRuns } from './recent-runs.ts';
 import { RunningTaskSlots } from './slots.ts';
 import { RunStarts } from './start.ts';
 import { isOwnedBy } from './task-ids.ts';
@@ -26,6 +27,7 @@ export class TemporalBackend {
   readonly views: RunViews;
   readonly actions: RunActions;
   readonly listing: RunListing;
+  readonly recentRuns: RecentRuns;
   readonly taskStatus: TaskStatusAttribute;
 
   constructor(
@@ -55,6 +57,7 @@ export class TemporalBackend {
     });
     this.actions = new RunActions(this.calls, this.views);
     this.listing = new RunListing(this.calls, this.views);
+    this.recentRuns = new RecentRuns(this.calls, this.views);
   }
 
   /**
