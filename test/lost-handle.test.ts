@@ -4,6 +4,7 @@
 // bounded in rate (a second not_found within the second is the plain one).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { editDistance } from '../gateway/mcp/lost-handle.ts';
 import { PLAIN_CLIENT, rpcResult } from './support/mcp-http.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
@@ -121,6 +122,40 @@ describe('a garbled or lost handle', () => {
     console.log(
       `not_found with the caller's recent runs: p50 ${took[3]?.toFixed(1)} ms, max ${took.at(-1)?.toFixed(1)} ms (n=8)`,
     );
+  });
+});
+
+describe('a list companion', () => {
+  test('lists the caller’s own recent runs of the tool, and says so in tools/list', async () => {
+    const catalog = fileURLToPath(new URL('./fixtures/list-catalog.yaml', import.meta.url));
+    const gateway = await stack.extraGateway({
+      waitBudgetMs: 200,
+      env: { MCP_TOOLS_FILE: catalog, MCP_AUTH_TOKENS: `alice:${TOKENS.alice},bob:${TOKENS.bob}` },
+    });
+    const call = (who: keyof typeof TOKENS, name: string, args: Record<string, unknown>) =>
+      rpcResult(gateway.url, 'tools/call', { name, arguments: args }, PLAIN_CLIENT, as(who));
+    const listed = await rpcResult(gateway.url, 'tools/list', {}, PLAIN_CLIENT, as('alice'));
+    assert.ok((listed.tools as { name: string }[]).some((tool) => tool.name === 'list_chain_runs'));
+    const started = await call('alice', 'start_chain', { difficulty: 40, blocks: 1 });
+    const id = (started.structuredContent as { workflow_id: string }).workflow_id;
+    const answer = await eventually(
+      async () => {
+        const got = await call('alice', 'list_chain_runs', {});
+        const runs = (got.structuredContent as { recent_runs: { workflow_id: string }[] }).recent_runs;
+        return runs.length > 0 ? runs : undefined;
+      },
+      20_000,
+      'the run in the list',
+      1_100,
+    );
+    assert.deepEqual(
+      answer.map((run) => run.workflow_id),
+      [id],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const bobs = await call('bob', 'list_chain_runs', {});
+    assert.deepEqual((bobs.structuredContent as { recent_runs: unknown[] }).recent_runs, []);
+    await call('alice', 'cancel_chain', { workflow_id: id });
   });
 });
 

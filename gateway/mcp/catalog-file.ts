@@ -79,6 +79,7 @@ const CATALOG_FILE_SCHEMA: JsonSchema = {
               result: { type: 'string', pattern: TOOL_NAME },
               cancel: { type: 'string', pattern: TOOL_NAME },
               respond: { type: 'string', pattern: TOOL_NAME },
+              list: { type: 'string', pattern: TOOL_NAME },
             },
           },
         },

@@ -193,6 +193,7 @@ export function catalogTool(
       result: raw.companions?.result ?? generic.result,
       cancel: raw.companions?.cancel ?? generic.cancel,
       ...(raw.inputSignal ? { respond: raw.companions?.respond ?? generic.respond } : {}),
+      ...(raw.companions?.list ? { list: raw.companions.list } : {}),
     },
     idPrefix: raw.idPrefix ?? name,
     ...(raw.scopes ? { scopes: raw.scopes } : {}),
@@ -233,7 +234,8 @@ function mirroredHeaders(schema: JsonSchema, fail: (field: string, reason: strin
 export function assertUniqueNames(tools: CatalogTool[], where: (index: number) => string): void {
   const seen = new Map<string, string>();
   tools.forEach((tool, index) => {
-    const names = [tool.name, tool.companions.result, tool.companions.cancel, tool.companions.respond];
+    const { result, cancel, respond, list } = tool.companions;
+    const names = [tool.name, result, cancel, respond, list];
     for (const name of names) {
       if (name === undefined) continue;
       const other = seen.get(name);

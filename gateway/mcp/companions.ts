@@ -125,7 +125,8 @@ class ToolRuns {
 export function companionTools(tool: CatalogTool, deps: ToolDeps): ToolDefinition[] {
   const runs = new ToolRuns(tool, deps);
   const respond = tool.companions.respond && tool.inputSignal ? [respondTool(runs)] : [];
-  return [resultTool(runs), cancelTool(runs), ...respond];
+  const list = tool.companions.list ? [listTool(runs)] : [];
+  return [resultTool(runs), cancelTool(runs), ...respond, ...list];
 }
 
 function resultTool(runs: ToolRuns): ToolDefinition {
@@ -191,4 +192,43 @@ function respondTool(runs: ToolRuns): ToolDefinition {
       return runs.settle(workflow_id, call);
     },
   });
+}
+
+const RECENT_RUNS_SCHEMA = {
+  type: 'object',
+  required: ['recent_runs', 'next'],
+  properties: { recent_runs: { type: 'array', items: { type: 'object' } }, next: { type: 'string' } },
+};
+
+/** The caller's recent runs of the tool: what a not_found lists, asked for directly. */
+function listTool(runs: ToolRuns): ToolDefinition {
+  const { tool, deps } = runs;
+  return zodTool({
+    name: tool.companions.list as string,
+    title: `List your recent ${tool.presentation.noun}s`,
+    description:
+      `Lists your most recent runs of ${tool.name} (at most 5, newest first: workflow_id, summary, status, ` +
+      `started_at). Use it to find a workflow_id you lost, instead of starting the work again.`,
+    args: z.object({}),
+    outputSchema: RECENT_RUNS_SCHEMA,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    async handler(_args, call) {
+      const recent = await deps.backend.recentRuns.of(call.caller, tool.name);
+      if (!recent) {
+        const next = 'The list is not available right now (at most one look a second); try again shortly.';
+        return { ...jsonAnswer({ recent_runs: [], next }), isError: true };
+      }
+      const { recent_runs } = lostHandleJson('', tool, recent, call.caller.principal);
+      const next =
+        recent_runs.length > 0
+          ? 'Use a workflow_id exactly as written here with the result, cancel or respond tool.'
+          : `You have no runs of ${tool.name} in retention.`;
+      return jsonAnswer({ recent_runs, next });
+    },
+  });
+}
+
+/** A JSON answer: structuredContent and the same JSON as text. */
+function jsonAnswer(json: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(json) }], structuredContent: json };
 }

@@ -67,6 +67,8 @@ export interface Companions {
   cancel: string;
   /** Answers an input request; only for tools with an input signal. */
   respond?: string;
+  /** Lists the caller's recent runs of the tool; only when the catalog entry names it. */
+  list?: string;
 }
 
 /** The tool facts the answers name. */
