@@ -1,10 +1,13 @@
 // The gateway's settings, area by area (gateway/settings/): what each is when unset, and that a bad
 // value is refused with one line naming the variable and its rule. No Temporal needed.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { createOnce } from '../common/create-once.ts';
 import { booleanSetting, integerSetting, nameValueList, parseSettings } from '../common/settings.ts';
 import { loadCatalog } from '../gateway/mcp/catalog-file.ts';
@@ -87,6 +90,45 @@ describe('the common readers', () => {
       assert.equal(readFileSync(path, 'utf8'), 'first\n');
       assert.equal(statSync(path).mode & 0o777, 0o600);
       assert.throws(() => createOnce(join(path, 'under-a-file'), 'x'), /ENOTDIR|EEXIST/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('createOnce under a concurrent reader', () => {
+  test('the file appears whole or not at all (a replica starting beside the writer never reads it part-written)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'create-once-race-'));
+    try {
+      const path = join(dir, 'file');
+      const size = 64 * 1024 * 1024; // long enough to write that a reader would catch it half-way
+      const writer = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '-e',
+          `import('${pathToFileURL(join(process.cwd(), 'common/create-once.ts')).href}')` +
+            `.then((m) => m.createOnce(${JSON.stringify(path)}, 'x'.repeat(${size})))`,
+        ],
+        { stdio: 'inherit' },
+      );
+      const exited = once(writer, 'exit');
+      const sizes = new Set<number>();
+      const deadline = Date.now() + 30_000;
+      // A reader spinning until the file is there: every size it ever sees must be the whole.
+      while (Date.now() < deadline) {
+        try {
+          sizes.add(statSync(path).size);
+          if (sizes.has(size)) break;
+        } catch {
+          // not there yet
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await exited;
+      assert.deepEqual([...sizes], [size], 'sizes the reader saw');
+      assert.deepEqual(readdirSync(dir), ['file'], 'no temporary file left behind');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
