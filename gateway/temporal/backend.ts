@@ -29,6 +29,8 @@ export class TemporalBackend {
   readonly listing: RunListing;
   readonly recentRuns: RecentRuns;
   readonly taskStatus: TaskStatusAttribute;
+  /** The running-task cap, when there is one. */
+  readonly slots?: RunningTaskSlots;
 
   constructor(
     client: Client,
@@ -44,6 +46,7 @@ export class TemporalBackend {
             calls: this.calls,
           })
         : undefined;
+    if (slots) this.slots = slots;
     this.views = new RunViews(this.calls, options.serverSecret);
     this.taskStatus = new TaskStatusAttribute(this.calls);
     this.waits = new RunWaits(client, slots);

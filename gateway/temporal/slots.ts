@@ -97,6 +97,11 @@ export class RunningTaskSlots {
     throw new RunningTaskLimitError(principal, limit, limit);
   }
 
+  /** How many slots this gateway keeps for runs it is waiting on. */
+  get holding(): number {
+    return this.held.size;
+  }
+
   /** Keeps the slot of a run this gateway started, to free it when a wait sees the run end. */
   hold(workflowId: string, slot: Slot): void {
     this.held.set(workflowId, slot);

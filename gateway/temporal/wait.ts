@@ -116,8 +116,11 @@ export class RunWaits {
    * into the wait histogram with how it ended.
    */
   forResult(workflowId: string, budgetMs: number, signals: WaitSignals = {}): Promise<WaitResult> {
-    if (budgetMs <= 0 || signals.gone?.aborted || signals.interrupt?.aborted)
+    if (budgetMs <= 0 || signals.gone?.aborted || signals.interrupt?.aborted) {
+      // No wait: the slot is not kept for one either (a full look frees it once the run ends).
+      this.slots?.waitEnded(workflowId, false);
       return Promise.resolve({ kind: 'running' });
+    }
     if (!tracing) return this.bounded(workflowId, budgetMs, signals);
     return inSpan('wait budget', { 'mcp.task.id': workflowId, 'mcp.wait.budget_ms': budgetMs }, () =>
       this.bounded(workflowId, budgetMs, signals),
