@@ -131,6 +131,41 @@ describe('input-required results', () => {
     assert.equal(firstText(rightful), 'Hello, Mallory!');
   });
 
+  test('a requestState answers only its own round: replayed after it, it is refused and reaches nothing', async () => {
+    const name = 'test_input_required_result_multi_round';
+    const answer = (key: string, field: string, value: string) => ({
+      [key]: { action: 'accept', content: { [field]: value } },
+    });
+    const first = await call(ALICE, { name, arguments: {} });
+    assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
+    const state1 = String(first.result?.requestState);
+    const second = await call(ALICE, {
+      name,
+      arguments: {},
+      inputResponses: answer('step1', 'name', 'Ada'),
+      requestState: state1,
+    });
+    assert.equal(second.result?.resultType, 'input_required', JSON.stringify(second));
+    assert.ok((second.result?.inputRequests as Record<string, unknown>).step2);
+    const state2 = String(second.result?.requestState);
+    // The first round's state again, now carrying an answer to the second round's request.
+    const replayed = await call(ALICE, {
+      name,
+      arguments: {},
+      inputResponses: answer('step2', 'color', 'Mallory green'),
+      requestState: state1,
+    });
+    assert.equal(replayed.error?.code, -32602, JSON.stringify(replayed));
+    assert.match(replayed.error?.message ?? '', /round already answered/);
+    const rightful = await call(ALICE, {
+      name,
+      arguments: {},
+      inputResponses: answer('step2', 'color', 'blue'),
+      requestState: state2,
+    });
+    assert.equal(firstText(rightful), "Ada's favorite color is blue.");
+  });
+
   test('a client is sent only the input requests its capabilities allow', async () => {
     const answer = await call(
       ALICE,

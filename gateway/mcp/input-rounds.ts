@@ -12,11 +12,13 @@ import { SHUTDOWN, type WaitResult } from '../temporal/wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { invalidParams } from './errors.ts';
 
-/** What a requestState carries: the run, the tool it belongs to, and which round asked. */
+/** What a requestState carries: the run, the tool it belongs to, which round asked, and its keys. */
 export interface RoundState {
   workflowId: string;
   tool: string;
   round: number;
+  /** The keys of the requests that round asked: its state answers those, and no later round's. */
+  keys?: string[];
 }
 
 export function isRoundState(value: unknown): value is RoundState {
@@ -70,7 +72,7 @@ export function boundedResponses<T extends Record<string, unknown>>(responses: T
 }
 
 /** The answers that look like answers (JSON objects); the workflow ignores keys it did not ask. */
-export function formAnswers(responses: Record<string, unknown> | undefined): InputResponses {
+function formAnswers(responses: Record<string, unknown> | undefined): InputResponses {
   const answers: InputResponses = {};
   for (const [key, value] of Object.entries(responses ?? {})) {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
@@ -79,6 +81,27 @@ export function formAnswers(responses: Record<string, unknown> | undefined): Inp
     answers[key] = value as InputResponse;
   }
   return answers;
+}
+
+/**
+ * The answers a retry gives its run: only to the requests its round asked, and only while one of
+ * them is still asked. A state replayed after its round was answered is refused (-32602); once the
+ * run has ended, the retry is answered its outcome as before.
+ */
+export async function roundAnswers(
+  backend: TemporalBackend,
+  tool: CatalogTool,
+  caller: Caller,
+  rounds: InputRounds & { resumes: RoundState },
+): Promise<InputResponses> {
+  const { keys } = rounds.resumes;
+  const answers = boundedResponses(formAnswers(rounds.responses));
+  if (!keys) return answers;
+  const asked = await backend.views.progressOf(rounds.resumes.workflowId, caller, tool.progress);
+  const open = asked?.inputRequests ?? {};
+  if (asked && !keys.some((key) => Object.hasOwn(open, key)))
+    throw invalidParams('requestState is of a round already answered; use the latest requestState');
+  return Object.fromEntries(Object.entries(answers).filter(([key]) => keys.includes(key)));
 }
 
 /** Which capability a client must declare before it may be sent an input request of each method. */

@@ -17,9 +17,9 @@ import {
   toProtocolError,
 } from './errors.ts';
 import {
-  boundedResponses,
-  formAnswers,
+  type InputRounds,
   inputRequiredAnswer,
+  roundAnswers,
   type WaitEnd,
   waitOrAsk,
 } from './input-rounds.ts';
@@ -207,7 +207,8 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
   if (outcome.kind === 'closed')
     return startPollAnswer({ workflowId: run.workflowId, state: outcome.state }, tool, deps.timing);
   if (outcome.kind === 'input' && rounds) {
-    const state = await rounds.mint({ workflowId: run.workflowId, tool: tool.name, round: run.round });
+    const keys = Object.keys(outcome.requests);
+    const state = await rounds.mint({ workflowId: run.workflowId, tool: tool.name, round: run.round, keys });
     return inputRequiredAnswer(outcome.requests, state);
   }
   return stillRunning(tool, deps, call, { args, run });
@@ -219,7 +220,10 @@ async function resume(tool: CatalogTool, deps: ToolDeps, call: ToolCall): Promis
   if (!resumes) throw new Error('resume without a requestState');
   if (resumes.tool !== tool.name) throw invalidParams('requestState belongs to a call of another tool');
   const workflowId = resumes.workflowId;
-  const answers = boundedResponses(formAnswers(call.rounds?.responses));
+  const answers = await roundAnswers(deps.backend, tool, call.caller, {
+    ...(call.rounds as InputRounds),
+    resumes,
+  });
   if (tool.inputSignal && Object.keys(answers).length > 0) {
     const input = {
       signalName: tool.inputSignal,
