@@ -146,7 +146,7 @@ describe('input-required results', () => {
       requestState: state1,
     });
     assert.equal(second.result?.resultType, 'input_required', JSON.stringify(second));
-    assert.ok((second.result?.inputRequests as Record<string, unknown>).step2);
+    assert.ok((second.result?.inputRequests as Record<string, unknown> | undefined)?.step2);
     const state2 = String(second.result?.requestState);
     // The first round's state again, now carrying an answer to the second round's request.
     const replayed = await call(ALICE, {
