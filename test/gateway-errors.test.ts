@@ -22,7 +22,7 @@ import {
   toProtocolError,
 } from '../gateway/mcp/errors.ts';
 import { isTemporalUnavailable, TemporalDeadlineError } from '../gateway/temporal/errors.ts';
-import { queryFailureNote } from '../gateway/temporal/view.ts';
+import { queryFailureNote } from '../gateway/temporal/query-notes.ts';
 import { stateFromResultError } from '../gateway/temporal/wait.ts';
 
 const workflowFailed = (cause: Error) =>

@@ -14,7 +14,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
 import { linkToRun, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
-import { GRPC, grpcCode, isDeadline, isRunNotFound } from './errors.ts';
+import { isRunNotFound } from './errors.ts';
+import { queryFailureNote, SAFE } from './query-notes.ts';
 import type { Caller, RunMemo } from './run-memo.ts';
 import type { ExecutionState, ExecutionView, ProgressAnswer } from './run-state.ts';
 import { isOwnedBy, taskIdPrefix } from './task-ids.ts';
@@ -130,7 +131,7 @@ export class RunViews {
         return Promise.resolve({ progress: published });
       // The query sees what the run has received, its memo only what a finished step published.
       return this.query(run.handle.workflowId, source.progressQuery).then((asked) =>
-        'progress' in asked ? asked : { progress: published },
+        'progress' in asked ? asked : this.closedOr(run, { progress: published }),
       );
     }
     if (early) return early;
@@ -165,6 +166,16 @@ export class RunViews {
         (progress) => ({ progress: isObject(progress) ? progress : {} }),
         (error: unknown) => ({ error }),
       );
+  }
+
+  /**
+   * After a failed query: a refusal if the run has closed meanwhile (its outcome is then read),
+   * else `otherwise` (the query may only have lacked a worker).
+   */
+  private async closedOr(run: OwnedRun, otherwise: QueryAnswer): Promise<QueryAnswer> {
+    const now = await this.calls.call(() => run.handle.describe()).catch(() => undefined);
+    if (!now || now.status.name === 'RUNNING') return otherwise;
+    return { error: new QueryRejectedError(now.status.code) };
   }
 
   /** A closed run's outcome, from its result or the failure its result throws. */
@@ -256,20 +267,6 @@ function mayJustBeAnswered(run: OwnedRun, published: ProgressAnswer): boolean {
 
 function isObject(value: unknown): value is ProgressAnswer {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const SAFE = 'The run is safe in Temporal and continues when a worker is back.';
-
-/** Why there is no progress to show: most often, no worker is polling the run's task queue. */
-export function queryFailureNote(err: unknown, taskQueue: string, queryTimeoutMs: number): string {
-  if (isDeadline(err) || grpcCode(err) === GRPC.FAILED_PRECONDITION) {
-    return (
-      `The run is in progress, but no worker is polling task queue "${taskQueue}" right now ` +
-      `(no answer to the progress query within ${(queryTimeoutMs / 1000).toFixed(1)} s). ${SAFE}`
-    );
-  }
-  const cause = (err as { cause?: Error }).cause?.message;
-  return `The run is in progress; progress is unavailable right now (${cause ?? (err as Error).message}).`;
 }
 
 /** Temporal's PENDING_WORKFLOW_TASK_STATE_SCHEDULED: waiting for a worker to take it. */
