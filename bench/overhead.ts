@@ -15,6 +15,7 @@ import { MCP_PRINCIPAL, MCP_TOOL, type RunMemo } from '../gateway/temporal/run-m
 import { runDetails } from '../gateway/temporal/start.ts';
 import { MCP_TASK_STATUS } from '../gateway/temporal/task-status.ts';
 import { PROTOCOL_VERSION, rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
+import { type Samples, scrape, summedDelta } from '../test/support/metrics-scrape.ts';
 import {
   MINE_CHAIN_WORKFLOW,
   type MineChainInput,
@@ -100,16 +101,6 @@ async function rawDescribe(client: Client, workflowId: string): Promise<void> {
   await client.workflow.getHandle(workflowId).describe();
 }
 
-/** The gateway's count of its Temporal calls by operation, from its /metrics. */
-async function temporalCalls(url: URL): Promise<Record<string, number>> {
-  const text = await (await fetch(new URL('/metrics', url))).text();
-  const counts: Record<string, number> = {};
-  const lines = /^mcp_gateway_temporal_request_duration_seconds_count\{operation="([^"]+)",[^}]*\} (\d+)/gm;
-  for (const [, operation, count] of text.matchAll(lines))
-    counts[operation as string] = (counts[operation as string] ?? 0) + Number(count);
-  return counts;
-}
-
 /** Runs the sides of one round in an order that rotates with the round number. */
 async function rotated(round: number, sides: (() => Promise<unknown>)[]): Promise<void> {
   for (let k = 0; k < sides.length; k++)
@@ -160,10 +151,10 @@ export async function measureOverhead(options: {
     await rotated(round, sides);
   }
   const g = { get: [] as number[], describe: [] as number[], describeQuery: [] as number[] };
-  let before: Record<string, number> = {};
+  let before: Samples = new Map();
   for (let round = 0; round < warmup + calls; round++) {
     const keep = round >= warmup;
-    if (round === warmup) before = await temporalCalls(url);
+    if (round === warmup) before = await scrape(url.origin);
     const taskId = taskIds[round % taskIds.length] as string;
     const sides: (() => Promise<unknown>)[] = [
       () => timed(keep ? g.get : [], () => getTask(url, taskId)),
@@ -173,8 +164,9 @@ export async function measureOverhead(options: {
       sides.push(() => timed(keep ? g.describeQuery : [], () => rawDescribeQuery(client, taskId)));
     await rotated(round, sides);
   }
-  const after = await temporalCalls(url);
-  const perPoll = (operation: string) => ((after[operation] ?? 0) - (before[operation] ?? 0)) / calls;
+  const after = await scrape(url.origin);
+  const metric = 'mcp_gateway_temporal_request_duration_seconds_count';
+  const perPoll = (operation: string) => summedDelta(before, after, metric, { operation }) / calls;
   return {
     createViaGateway: distribution(s.create),
     rawStart: distribution(s.start),

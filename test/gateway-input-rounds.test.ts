@@ -133,36 +133,26 @@ describe('input-required results', () => {
 
   test('a requestState answers only its own round: replayed after it, it is refused and reaches nothing', async () => {
     const name = 'test_input_required_result_multi_round';
-    const answer = (key: string, field: string, value: string) => ({
-      [key]: { action: 'accept', content: { [field]: value } },
-    });
+    // A retry answering one field of one request, with the given state.
+    const retry = (state: string, key: string, field: string, value: string) =>
+      call(ALICE, {
+        name,
+        arguments: {},
+        inputResponses: { [key]: { action: 'accept', content: { [field]: value } } },
+        requestState: state,
+      });
     const first = await call(ALICE, { name, arguments: {} });
     assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
     const state1 = String(first.result?.requestState);
-    const second = await call(ALICE, {
-      name,
-      arguments: {},
-      inputResponses: answer('step1', 'name', 'Ada'),
-      requestState: state1,
-    });
+    const second = await retry(state1, 'step1', 'name', 'Ada');
     assert.equal(second.result?.resultType, 'input_required', JSON.stringify(second));
     assert.ok((second.result?.inputRequests as Record<string, unknown> | undefined)?.step2);
     const state2 = String(second.result?.requestState);
     // The first round's state again, now carrying an answer to the second round's request.
-    const replayed = await call(ALICE, {
-      name,
-      arguments: {},
-      inputResponses: answer('step2', 'color', 'Mallory green'),
-      requestState: state1,
-    });
+    const replayed = await retry(state1, 'step2', 'color', 'Mallory green');
     assert.equal(replayed.error?.code, -32602, JSON.stringify(replayed));
     assert.match(replayed.error?.message ?? '', /round already answered/);
-    const rightful = await call(ALICE, {
-      name,
-      arguments: {},
-      inputResponses: answer('step2', 'color', 'blue'),
-      requestState: state2,
-    });
+    const rightful = await retry(state2, 'step2', 'color', 'blue');
     assert.equal(firstText(rightful), "Ada's favorite color is blue.");
   });
 

@@ -15,6 +15,7 @@ import { finishQueryOnly } from './fixtures/workflows/published.ts';
 import { startGatewayProcess } from './support/gateway-process.ts';
 import { startGateway, TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
 import { rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
+import { type Samples, scrape, summedDelta } from './support/metrics-scrape.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 
 const CATALOG = fileURLToPath(new URL('./fixtures/published-catalog.yaml', import.meta.url));
@@ -23,7 +24,6 @@ const TASK_QUEUE = 'fixture-published';
 
 let temporal: TestTemporal;
 let gateway: TestGateway;
-let connection: NativeConnection;
 let worker: Worker | undefined;
 let workerRun: Promise<void> | undefined;
 
@@ -36,7 +36,6 @@ async function startWorker(address: string): Promise<{ worker: Worker; run: Prom
 
 before(async () => {
   temporal = await startTestTemporal();
-  connection = await NativeConnection.connect({ address: temporal.server.address });
   ({ worker, run: workerRun } = await startWorker(temporal.server.address));
   gateway = await startGateway({
     temporalAddress: temporal.server.address,
@@ -49,21 +48,12 @@ after(async () => {
   await gateway?.close();
   worker?.shutdown();
   await workerRun?.catch(() => {});
-  await connection?.close();
   await temporal?.close();
 });
 
-/** The gateway's count of Temporal calls by operation, from its /metrics. */
-async function temporalCalls(): Promise<Record<string, number>> {
-  const text = await (await fetch(new URL('/metrics', gateway.origin))).text();
-  const counts: Record<string, number> = {};
-  for (const [, operation, count] of text.matchAll(
-    /^mcp_gateway_temporal_request_duration_seconds_count\{operation="([^"]+)",[^}]*\} (\d+)/gm,
-  )) {
-    counts[operation as string] = (counts[operation as string] ?? 0) + Number(count);
-  }
-  return counts;
-}
+/** The Temporal calls of `operation` the gateway made between two scrapes, whatever their outcome. */
+const temporalCalls = (before: Samples, after: Samples, operation: string) =>
+  summedDelta(before, after, 'mcp_gateway_temporal_request_duration_seconds_count', { operation });
 
 async function startTask(name: string, args: Record<string, unknown> = {}): Promise<string> {
   const created = await rpcResult(gateway.url, 'tools/call', { name, arguments: args }, TASKS_CLIENT);
@@ -93,12 +83,12 @@ describe('a run that publishes its progress', () => {
     const published = description.memo?.[PROGRESS_MEMO] as Record<string, unknown>;
     assert.equal(published.message, 'Half way there');
     assert.equal(published.progress, 5);
-    const before = await temporalCalls();
+    const before = await scrape(gateway.origin);
     const polls = 10;
     for (let i = 0; i < polls; i++) assert.equal((await getTask(taskId)).statusMessage, 'Half way there');
-    const calls = await temporalCalls();
-    assert.equal((calls.query ?? 0) - (before.query ?? 0), 0, 'no progress query');
-    const describes = (calls.describe ?? 0) - (before.describe ?? 0);
+    const after = await scrape(gateway.origin);
+    assert.equal(temporalCalls(before, after, 'query'), 0, 'no progress query');
+    const describes = temporalCalls(before, after, 'describe');
     console.log(`Temporal calls per tasks/get of a publishing run: ${describes / polls} describe, 0 queries`);
     assert.equal(describes, polls, 'one describe per poll');
   });

@@ -7,7 +7,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { pathToFileURL } from 'node:url';
 import { createOnce } from '../common/create-once.ts';
 import { booleanSetting, integerSetting, nameValueList, parseSettings } from '../common/settings.ts';
 import { loadCatalog } from '../gateway/mcp/catalog-file.ts';
@@ -108,7 +107,7 @@ describe('createOnce under a concurrent reader', () => {
           '--import',
           'tsx',
           '-e',
-          `import('${pathToFileURL(join(process.cwd(), 'common/create-once.ts')).href}')` +
+          `import('${new URL('../common/create-once.ts', import.meta.url).href}')` +
             `.then((m) => m.createOnce(${JSON.stringify(path)}, 'x'.repeat(${size})))`,
         ],
         { stdio: 'inherit' },

@@ -8,7 +8,7 @@ import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { CatalogTool } from './catalog.ts';
 import { cancelDescription, respondDescription, resultDescription } from './descriptions.ts';
 import { invalidParams } from './errors.ts';
-import { lostHandleJson } from './lost-handle.ts';
+import { lostHandleJson, recentRunsJson } from './lost-handle.ts';
 import {
   hasInputRequests,
   notFoundJson,
@@ -218,7 +218,7 @@ function listTool(runs: ToolRuns): ToolDefinition {
         const next = 'The list is not available right now (at most one look a second); try again shortly.';
         return { ...jsonAnswer({ recent_runs: [], next }), isError: true };
       }
-      const { recent_runs } = lostHandleJson('', tool, recent, call.caller.principal);
+      const recent_runs = recentRunsJson(tool, recent, call.caller.principal);
       const next =
         recent_runs.length > 0
           ? 'Use a workflow_id exactly as written here with the result, cancel or respond tool.'

@@ -40,16 +40,21 @@ function nearMiss(id: string, runs: readonly RecentRun[]): RecentRun | undefined
   return found;
 }
 
-/** The not_found answer with the caller's recent runs of the tool, the likely one first. */
-export function lostHandleJson(id: string, tool: PollTool, runs: readonly RecentRun[], principal: string) {
-  const likely = nearMiss(id, runs);
-  const ordered = likely ? [likely, ...runs.filter((run) => run !== likely)] : [...runs];
-  const listed = ordered.map((run) => ({
+/** The caller's runs as an answer lists them (`principal`: the caller, whose runs they are). */
+export function recentRunsJson(tool: PollTool, runs: readonly RecentRun[], principal: string) {
+  return runs.map((run) => ({
     workflow_id: run.workflowId,
     summary: tool.presentation.summary(tool.name, run.arguments, principal).slice(0, 200),
     status: run.status,
     started_at: run.startedAt.toISOString(),
   }));
+}
+
+/** The not_found answer with the caller's recent runs of the tool, the likely one first. */
+export function lostHandleJson(id: string, tool: PollTool, runs: readonly RecentRun[], principal: string) {
+  const likely = nearMiss(id, runs);
+  const ordered = likely ? [likely, ...runs.filter((run) => run !== likely)] : runs;
+  const listed = recentRunsJson(tool, ordered, principal);
   const noun = tool.presentation.noun;
   const next = likely
     ? `No ${noun} has this workflow_id; it looks like a mistyped copy of "${likely.workflowId}" (your run ` +

@@ -9,6 +9,11 @@ import { outcomeOf } from './wait.ts';
 
 type ListPage = Awaited<ReturnType<Client['workflowService']['listWorkflowExecutions']>>;
 
+/** `value` as a string literal of the visibility query language (a principal may hold quotes). */
+export function visibilityString(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
 export interface CompletedRuns {
   runs: { workflowId: string; result: unknown }[];
   /** The next page's cursor, when there is one. */
@@ -27,7 +32,6 @@ export class RunListing {
    * so no cursor reaches another caller's runs.
    */
   async completed(caller: Caller, cursor?: string, pageSize = 20): Promise<CompletedRuns> {
-    const principal = caller.principal.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
     const { client, options } = this.calls;
     let page: ListPage;
     try {
@@ -35,7 +39,7 @@ export class RunListing {
         client.workflowService.listWorkflowExecutions({
           namespace: options.namespace,
           pageSize,
-          query: `${MCP_PRINCIPAL.name} = '${principal}' AND ExecutionStatus = 'Completed'`,
+          query: `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)} AND ExecutionStatus = 'Completed'`,
           ...(cursor ? { nextPageToken: Buffer.from(cursor, 'base64url') } : {}),
         }),
       );

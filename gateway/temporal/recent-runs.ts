@@ -4,6 +4,7 @@
 // principal's runs never appear. Bounded: one page, a short deadline of its own, and at most one
 // look per caller a second on this gateway; past either bound there is no list, not an error.
 import type { TemporalCalls } from './client.ts';
+import { visibilityString } from './listing.ts';
 import { type Caller, MCP_PRINCIPAL, MCP_TOOL, type RunMemo } from './run-memo.ts';
 import type { RunViews } from './view.ts';
 
@@ -21,9 +22,6 @@ export interface RecentRun {
 const LOOK_TIMEOUT_MS = 2_000;
 /** One look per caller per this long on a gateway; a burst of bad ids gets the plain answer. */
 const LOOK_EVERY_MS = 1_000;
-
-/** A string literal of the visibility query language. */
-const quoted = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 export class RecentRuns {
   /** principal → when it last looked (this gateway's memory only: a refusal is always safe). */
@@ -43,10 +41,12 @@ export class RecentRuns {
     if (this.lastLook.size > 10_000) this.lastLook.clear();
     this.lastLook.set(caller.principal, at);
     const { client, options } = this.calls;
-    const query = `${MCP_PRINCIPAL.name} = ${quoted(caller.principal)} AND ${MCP_TOOL.name} = ${quoted(tool)}`;
+    const query = `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)} AND ${MCP_TOOL.name} = ${visibilityString(tool)}`;
     const list = async () => {
       const runs: RecentRun[] = [];
+      let listed = 0;
       for await (const run of client.workflow.list({ query, pageSize: limit })) {
+        listed++;
         if (this.views.owns(run.workflowId, caller)) {
           const memo = run.memo as Partial<RunMemo> | undefined;
           runs.push({
@@ -56,7 +56,7 @@ export class RecentRuns {
             arguments: memo?.arguments ?? {},
           });
         }
-        if (runs.length >= limit) break;
+        if (listed >= limit) break; // one page: an id not the caller's never pulls in the next
       }
       return runs;
     };

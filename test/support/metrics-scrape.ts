@@ -41,3 +41,22 @@ export function delta(
   const key = sampleKey(name, labels);
   return (after.get(key) ?? 0) - (before.get(key) ?? 0);
 }
+
+/**
+ * How much every sample of `name` whose labels include `labels` grew, summed (the calls of one
+ * operation whatever their outcome, say).
+ */
+export function summedDelta(
+  before: Samples,
+  after: Samples,
+  name: string,
+  labels: Record<string, string>,
+): number {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  let sum = 0;
+  for (const key of after.keys()) {
+    if (!key.startsWith(`${name}{`) || !wanted.every((pair) => key.includes(pair))) continue;
+    sum += (after.get(key) ?? 0) - (before.get(key) ?? 0);
+  }
+  return sum;
+}
