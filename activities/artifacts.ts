@@ -1,9 +1,13 @@
 // For workflow authors: an activity stores a large output with storeArtifact and returns the
 // reference it gives; the workflow returns that reference (or an object holding it) as its result,
 // and the gateway serves the bytes as an MCP resource. The bytes never enter Temporal history.
+// The object is stored under the run's workflow id, which the gateway reads it under: a reference
+// another run's result copies names nothing there.
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { type ArtifactStore, artifactStoreSettings, openArtifactStore } from '../common/artifact-store.ts';
+import { Context } from '@temporalio/activity';
+import type { ArtifactStore } from '../common/artifact-store.ts';
+import { artifactStoreSettings, openArtifactStore } from '../common/artifact-store-settings.ts';
 import { ARTIFACT_REFERENCE_TYPE, type ArtifactReference } from '../workflows/mcp-contract.ts';
 
 /** How long an artifact is served when its author does not say: one day. */
@@ -18,6 +22,11 @@ export interface ArtifactOptions {
   ttlSeconds?: number;
   /** The store; default: the one the environment names (MCP_ARTIFACT_STORE and its settings). */
   store?: ArtifactStore;
+  /**
+   * The workflow id of the run whose result returns the reference; default: the run of the calling
+   * activity. Set it when a child workflow's activity writes for its parent.
+   */
+  run?: string;
 }
 
 let fromEnv: ArtifactStore | undefined;
@@ -36,7 +45,12 @@ export async function storeArtifact(
   const ttl = options.ttlSeconds ?? DEFAULT_ARTIFACT_TTL_SECONDS;
   if (!Number.isFinite(ttl) || ttl <= 0) throw new Error(`ttlSeconds must be positive, got ${ttl}`);
   const id = randomBytes(18).toString('base64url');
-  const stored = await (options.store ?? defaultArtifactStore()).put(id, data);
+  const run = options.run ?? Context.current().info.workflowExecution?.workflowId;
+  if (!run)
+    throw new Error(
+      'storeArtifact needs the run it stores for: call it from an activity of a workflow, or pass `run`',
+    );
+  const stored = await (options.store ?? defaultArtifactStore()).put({ run, id }, data);
   return {
     type: ARTIFACT_REFERENCE_TYPE,
     id,

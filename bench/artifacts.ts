@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { LocalArtifactStore } from '../common/artifact-store.ts';
+import { LocalArtifactStore } from '../common/local-artifact-store.ts';
 import { artifactActivities } from '../test/fixtures/activities/artifacts.ts';
 import { compiledGateway } from '../test/support/gateway-process.ts';
 import { startGateway, type TestGateway } from '../test/support/gateway-server.ts';

@@ -1,26 +1,23 @@
-// Where large outputs live instead of Temporal history: a local folder (one machine, or a volume
-// the gateway and the workers share) or an S3-compatible bucket (several machines). Workers write
-// (activities/artifacts.ts), the gateway reads (resources/read). An object is named by the
-// artifact's random id alone; what it is (type, size, digest, expiry) travels in the reference the
-// run returns, so the store needs no metadata of its own.
+// Where large outputs live instead of Temporal history: a local folder (local-artifact-store.ts)
+// or an S3-compatible bucket (s3-artifact-store.ts). Workers write (activities/artifacts.ts), the
+// gateway reads (resources/read). An object is named by its run (the workflow id) and the
+// artifact's random id: a reference another run returns names nothing of this run's. What it is
+// (type, size, digest, expiry) travels in the reference the run returns, so the store keeps no
+// metadata of its own.
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  type GetObjectCommandOutput,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
 
 /** An artifact id: random, URL- and file-name-safe, never a path. */
 export const ARTIFACT_ID_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+
+/** A run's workflow id as a folder or key segment: no leading dot, so never `.` or `..`, never a path. */
+const RUN_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
+
+/** Where an artifact lives: the workflow id of the run that wrote it, and its own id. */
+export interface ArtifactKey {
+  run: string;
+  id: string;
+}
 
 export type ArtifactStoreSettings =
   | { kind: 'local'; dir: string }
@@ -36,44 +33,9 @@ export type ArtifactStoreSettings =
       forcePathStyle: boolean;
       /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY when set; else the SDK's own chain (profiles, roles). */
       credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+      /** Deadline of a read, and the longest a socket may stay silent (MCP_ARTIFACT_S3_TIMEOUT_MS). */
+      timeoutMs: number;
     };
-
-const DEFAULT_ARTIFACT_DIR = join(tmpdir(), 'temporal-mcp-gateway', 'artifacts');
-
-/**
- * The store from MCP_ARTIFACT_STORE (`local`, the default, or `s3`) and its settings; the S3
- * credentials are the standard AWS ones (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, profiles, roles).
- */
-export function artifactStoreSettings(env: NodeJS.ProcessEnv): ArtifactStoreSettings {
-  const kind = env.MCP_ARTIFACT_STORE?.trim() || 'local';
-  if (kind === 'local') return { kind, dir: resolve(env.MCP_ARTIFACT_DIR?.trim() || DEFAULT_ARTIFACT_DIR) };
-  if (kind !== 's3') throw new Error(`MCP_ARTIFACT_STORE must be "local" or "s3", got "${kind}"`);
-  const bucket = env.MCP_ARTIFACT_S3_BUCKET?.trim();
-  if (!bucket) throw new Error('MCP_ARTIFACT_STORE=s3 needs MCP_ARTIFACT_S3_BUCKET');
-  const endpoint = env.MCP_ARTIFACT_S3_ENDPOINT?.trim() || undefined;
-  if (endpoint && !/^https?:\/\//.test(endpoint)) {
-    throw new Error(`MCP_ARTIFACT_S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
-  }
-  const pathStyle = env.MCP_ARTIFACT_S3_FORCE_PATH_STYLE?.trim().toLowerCase();
-  if (pathStyle && !['true', 'false'].includes(pathStyle)) {
-    throw new Error(`MCP_ARTIFACT_S3_FORCE_PATH_STYLE must be true or false, got "${pathStyle}"`);
-  }
-  const accessKeyId = env.AWS_ACCESS_KEY_ID?.trim();
-  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY?.trim();
-  const sessionToken = env.AWS_SESSION_TOKEN?.trim();
-  return {
-    kind,
-    bucket,
-    ...(accessKeyId && secretAccessKey
-      ? { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } }
-      : {}),
-    prefix: env.MCP_ARTIFACT_S3_PREFIX?.trim() ?? 'artifacts/',
-    ...(endpoint ? { endpoint } : {}),
-    region: env.MCP_ARTIFACT_S3_REGION?.trim() || env.AWS_REGION?.trim() || 'us-east-1',
-    // An S3-compatible endpoint rarely has a DNS name per bucket: path style unless told otherwise.
-    forcePathStyle: pathStyle ? pathStyle === 'true' : endpoint !== undefined,
-  };
-}
 
 /** What storing bytes gave: their size and SHA-256 (hex). */
 export interface StoredBytes {
@@ -92,23 +54,19 @@ export class ArtifactTooLargeError extends Error {
 
 export interface ArtifactStore {
   readonly kind: ArtifactStoreSettings['kind'];
-  /** Writes the object `id` from `source`, hashing it on the way. */
-  put(id: string, source: Readable | Uint8Array | string): Promise<StoredBytes>;
-  /** The object's bytes; refuses one over `maxBytes` without reading it whole. */
-  get(id: string, maxBytes: number): Promise<ReadBytes>;
-  delete(id: string): Promise<void>;
+  /** Writes the object from `source`, hashing it on the way. */
+  put(key: ArtifactKey, source: Readable | Uint8Array | string): Promise<StoredBytes>;
+  /** The object's bytes; refuses one over `maxBytes` without reading more than that. */
+  get(key: ArtifactKey, maxBytes: number): Promise<ReadBytes>;
+  delete(key: ArtifactKey): Promise<void>;
 }
 
-function checkId(id: string): void {
-  if (!ARTIFACT_ID_PATTERN.test(id)) throw new Error(`not an artifact id: "${id}"`);
-}
-
-function asStream(source: Readable | Uint8Array | string): Readable {
+export function asStream(source: Readable | Uint8Array | string): Readable {
   return source instanceof Readable ? source : Readable.from([Buffer.from(source)]);
 }
 
 /** Counts and hashes what passes through. */
-function measuring(): Transform & { result(): StoredBytes } {
+export function measuring(): Transform & { result(): StoredBytes } {
   const hash = createHash('sha256');
   let size = 0;
   const transform = new Transform({
@@ -121,129 +79,15 @@ function measuring(): Transform & { result(): StoredBytes } {
   return Object.assign(transform, { result: () => ({ size, sha256: hash.digest('hex') }) });
 }
 
-/** A folder: one file per artifact, written under a temporary name and renamed, so a reader never sees half. */
-export class LocalArtifactStore implements ArtifactStore {
-  readonly kind = 'local';
-  constructor(readonly dir: string) {}
-
-  async put(id: string, source: Readable | Uint8Array | string): Promise<StoredBytes> {
-    checkId(id);
-    await mkdir(this.dir, { recursive: true });
-    const path = join(this.dir, id);
-    const partial = `${path}.partial`;
-    const measure = measuring();
-    try {
-      await pipeline(asStream(source), measure, createWriteStream(partial, { mode: 0o640 }));
-      await rename(partial, path);
-    } catch (err) {
-      await rm(partial, { force: true });
-      throw err;
-    }
-    return measure.result();
-  }
-
-  async get(id: string, maxBytes: number): Promise<ReadBytes> {
-    checkId(id);
-    const file = await open(join(this.dir, id), 'r').catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined;
-      throw err;
-    });
-    if (!file) return undefined;
-    try {
-      const { size } = await file.stat();
-      if (size > maxBytes) throw new ArtifactTooLargeError(maxBytes);
-      return await file.readFile();
-    } finally {
-      await file.close();
-    }
-  }
-
-  async delete(id: string): Promise<void> {
-    checkId(id);
-    await rm(join(this.dir, id), { force: true });
+/** Bytes the store holds but will not serve: a link, a FIFO, a device, a folder that is not its own. */
+export class ArtifactUnreadableError extends Error {
+  constructor(what: string) {
+    super(`the stored artifact is ${what}`);
   }
 }
 
-/** A bucket on S3 or an S3-compatible server, through AWS SDK v3. */
-class S3ArtifactStore implements ArtifactStore {
-  readonly kind = 's3';
-  readonly client: S3Client;
-  constructor(private readonly settings: Extract<ArtifactStoreSettings, { kind: 's3' }>) {
-    this.client = new S3Client({
-      region: settings.region,
-      forcePathStyle: settings.forcePathStyle,
-      ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-      ...(settings.credentials ? { credentials: settings.credentials } : {}),
-    });
-  }
-
-  private key(id: string): string {
-    checkId(id);
-    return `${this.settings.prefix}${id}`;
-  }
-
-  async put(id: string, source: Readable | Uint8Array | string): Promise<StoredBytes> {
-    const key = this.key(id);
-    if (!(source instanceof Readable)) {
-      const body = Buffer.from(source);
-      await this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: body }));
-      return { size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
-    }
-    // A PUT needs its length up front: a stream of unknown length is spooled to a file first
-    // (memory stays flat whatever the size), then sent from it.
-    const spool = join(tmpdir(), `mcp-artifact-${id}.partial`);
-    try {
-      const measure = measuring();
-      await pipeline(source, measure, createWriteStream(spool, { mode: 0o600 }));
-      const { size } = await stat(spool);
-      await this.client.send(
-        new PutObjectCommand({
-          Bucket: this.settings.bucket,
-          Key: key,
-          Body: createReadStream(spool),
-          ContentLength: size,
-        }),
-      );
-      return measure.result();
-    } finally {
-      await rm(spool, { force: true });
-    }
-  }
-
-  async get(id: string, maxBytes: number): Promise<ReadBytes> {
-    let answer: GetObjectCommandOutput;
-    try {
-      answer = await this.client.send(
-        new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.key(id) }),
-      );
-    } catch (err) {
-      if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return undefined;
-      throw err;
-    }
-    const body = answer.Body as (Readable & { destroy(): void }) | undefined;
-    if (!body) return undefined;
-    if ((answer.ContentLength ?? 0) > maxBytes) {
-      body.destroy();
-      throw new ArtifactTooLargeError(maxBytes);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length;
-      if (size > maxBytes) {
-        body.destroy();
-        throw new ArtifactTooLargeError(maxBytes);
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks, size);
-  }
-
-  async delete(id: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.key(id) }));
-  }
-}
-
-export function openArtifactStore(settings: ArtifactStoreSettings): ArtifactStore {
-  return settings.kind === 'local' ? new LocalArtifactStore(settings.dir) : new S3ArtifactStore(settings);
+export function checkKey(key: ArtifactKey): void {
+  if (!ARTIFACT_ID_PATTERN.test(key.id)) throw new Error(`not an artifact id: "${key.id}"`);
+  if (!RUN_ID_PATTERN.test(key.run))
+    throw new Error(`not a workflow id an artifact can live under: "${key.run}"`);
 }

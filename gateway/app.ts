@@ -5,7 +5,7 @@
 // settings it uses, once.
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { openArtifactStore } from '../common/artifact-store.ts';
+import { openArtifactStore } from '../common/artifact-store-settings.ts';
 import type { Authentication } from './http/bearer-auth.ts';
 import { codecEndpoint } from './http/codec-endpoint.ts';
 import { childLoggerFactory, loggerOptions } from './http/logging.ts';
@@ -16,6 +16,7 @@ import { Readiness } from './http/readiness.ts';
 import { Catalog } from './mcp/catalog.ts';
 import { McpHandler } from './mcp/handler.ts';
 import { pacedIntervals } from './mcp/poll-pacing.ts';
+import { ReadBudget } from './mcp/read-budget.ts';
 import type { GatewaySettings } from './settings/index.ts';
 import { renderMetrics } from './shared/metrics.ts';
 import type { TemporalBackend } from './temporal/backend.ts';
@@ -125,6 +126,7 @@ function mcp(
     artifacts: {
       store: openArtifactStore(settings.artifacts.store),
       readMaxBytes: settings.artifacts.readMaxBytes,
+      budget: new ReadBudget(settings.artifacts.readLimits),
     },
     onError,
   });

@@ -30,7 +30,11 @@ const { config, serverSecret, logFormat: format } = await startupSettings();
 const tracing = await startTracing('mcp-gateway');
 if (tracing) enableTracing({ principalAttribute: config.tracePrincipal });
 const client = createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);
-const backend = new TemporalBackend(client, backendOptions(config, serverSecret.secret));
+const backend = new TemporalBackend(client, {
+  ...backendOptions(config, serverSecret.secret),
+  // Only a poll reports a stuck run it ended, and polls come once the app below listens.
+  onStuckRun: (taskId, message) => app.log.warn({ taskId }, message),
+});
 // JSON lines are written off the request path (pino flushes what is pending when the process
 // exits); on a terminal (or LOG_FORMAT=pretty), one readable line per request.
 const stream = logDestination(format);

@@ -1,12 +1,14 @@
 // The pure parts of artifacts: which values of a result are references, the URIs and what they
 // may name, the answer a completed run with references gets, and the store settings' refusals.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { artifactStoreSettings, LocalArtifactStore } from '../common/artifact-store.ts';
+import { artifactStoreSettings } from '../common/artifact-store-settings.ts';
+import { LocalArtifactStore } from '../common/local-artifact-store.ts';
 import {
   artifactReferences,
   artifactUri,
@@ -169,20 +171,57 @@ describe('artifact store settings', () => {
     assert.equal(s3.kind === 's3' && s3.forcePathStyle, true, 'path style with an endpoint');
   });
 
-  test('the local store writes whole files only, hashes what it writes, and refuses ids that are paths', async () => {
+  test('the local store writes whole files only, under their run, hashes what it writes, and refuses ids that are paths', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'test-artifact-units-'));
     try {
       const store = new LocalArtifactStore(dir);
-      const stored = await store.put(REF.id, Readable.from([Buffer.from('hello '), Buffer.from('world')]));
+      const key = { run: 'mine-AAAA', id: REF.id };
+      const stored = await store.put(key, Readable.from([Buffer.from('hello '), Buffer.from('world')]));
       assert.deepEqual(stored, {
         size: 11,
         sha256: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9',
       });
-      assert.deepEqual(readdirSync(dir), [REF.id], 'no partial file left behind');
-      assert.equal((await store.get(REF.id, 1024))?.toString(), 'hello world');
-      await assert.rejects(store.get(REF.id, 5), /larger than 5 bytes/);
-      assert.equal(await store.get('qrstuvwxyz0123456789', 1024), undefined);
-      await assert.rejects(store.put('../escape-attempt-000', 'x'), /not an artifact id/);
+      assert.deepEqual(readdirSync(join(dir, 'mine-AAAA')), [REF.id], 'no partial file left behind');
+      assert.equal((await store.get(key, 1024))?.toString(), 'hello world');
+      await assert.rejects(store.get(key, 5), /larger than 5 bytes/);
+      assert.equal(
+        await store.get({ run: 'mine-BBBB', id: REF.id }, 1024),
+        undefined,
+        'another run names nothing',
+      );
+      assert.equal(await store.get({ run: 'mine-AAAA', id: 'qrstuvwxyz0123456789' }, 1024), undefined);
+      await assert.rejects(
+        store.put({ run: 'mine-AAAA', id: '../escape-attempt-000' }, 'x'),
+        /not an artifact id/,
+      );
+      for (const run of ['..', '.', '../x', 'a/b', ''])
+        await assert.rejects(store.get({ run, id: REF.id }, 1024), /not a workflow id/, run);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the local store serves regular files of its own only: no link, FIFO or device, no more than it checked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'test-artifact-units-'));
+    try {
+      const store = new LocalArtifactStore(dir);
+      const run = 'mine-CCCC';
+      mkdirSync(join(dir, run));
+      writeFileSync(join(dir, 'outside'), 'secret bytes');
+      symlinkSync(join(dir, 'outside'), join(dir, run, 'linkedlinkedlinked01'));
+      symlinkSync('/dev/zero', join(dir, run, 'devzerodevzerodevz01'));
+      execFileSync('mkfifo', [join(dir, run, 'fifofifofifofifofi01')]);
+      await assert.rejects(store.get({ run, id: 'linkedlinkedlinked01' }, 1024), /symbolic link/);
+      await assert.rejects(store.get({ run, id: 'devzerodevzerodevz01' }, 1024), /symbolic link/);
+      // A FIFO with no writer: refused at once, not a read that waits for ever.
+      await assert.rejects(store.get({ run, id: 'fifofifofifofifofi01' }, 1024), /not a regular file/);
+      symlinkSync(join(dir, run), join(dir, 'mine-DDDD'));
+      writeFileSync(join(dir, run, 'plainplainplainpl01'), 'plain');
+      await assert.rejects(
+        store.get({ run: 'mine-DDDD', id: 'plainplainplainpl01' }, 1024),
+        /not a directory/,
+      );
+      assert.equal((await store.get({ run, id: 'plainplainplainpl01' }, 1024))?.toString(), 'plain');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

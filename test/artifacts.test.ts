@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { type ArtifactStore, artifactStoreSettings, openArtifactStore } from '../common/artifact-store.ts';
+import type { ArtifactStore } from '../common/artifact-store.ts';
+import { artifactStoreSettings, openArtifactStore } from '../common/artifact-store-settings.ts';
 import { artifactActivities, seededBytes } from './fixtures/activities/artifacts.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
 import {
@@ -396,6 +397,9 @@ describe('Python workflows: the same reference shape into the local store, and a
     const error = task.error as { message: string; data: { reason: string } };
     assert.equal(error.data.reason, 'result_too_large');
     assert.match(error.message, /2 MB/);
+    // Within the grace (15 minutes by default) the answer is given and the run left as it is.
+    const described = await temporal.client.workflow.getHandle(String(created.taskId)).describe();
+    assert.equal(described.status.name, 'RUNNING', 'no read ended it');
   });
 });
 
@@ -405,7 +409,8 @@ describe('results too large to keep inline', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'test-artifacts-'));
-    const env = { MCP_ARTIFACT_DIR: dir };
+    // No grace: the first poll that sees a run stuck on its result ends it.
+    const env = { MCP_ARTIFACT_DIR: dir, MCP_STUCK_RUN_GRACE_MS: '0' };
     stack = await startStack(openArtifactStore(artifactStoreSettings(env)), env);
   });
   after(async () => {

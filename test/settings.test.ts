@@ -169,6 +169,12 @@ describe('gateway settings by area', () => {
       keepAliveMs: DEFAULTS.listenKeepAliveMs,
     });
     assert.equal(limitsFromEnv({ MCP_MAX_RUNNING_TASKS: '0' }).maxRunningTasks, 0);
+    assert.equal(limits.stuckRunGraceMs, 15 * 60 * 1000);
+    assert.equal(limitsFromEnv({ MCP_STUCK_RUN_GRACE_MS: '0' }).stuckRunGraceMs, 0);
+    refused(
+      () => limitsFromEnv({ MCP_STUCK_RUN_GRACE_MS: '-1' }),
+      /^MCP_STUCK_RUN_GRACE_MS must be an integer from 0 to 604800000/,
+    );
     refused(
       () => limitsFromEnv({ MCP_TEMPORAL_TIMEOUT_MS: '100' }),
       /^MCP_TEMPORAL_TIMEOUT_MS must be an integer from 500 to 120000/,
@@ -336,6 +342,7 @@ describe('loadSettings', () => {
       'readyTimeoutMs',
       'requestTimeoutMs',
       'staticScopes',
+      'stuckRunGraceMs',
       'taskTtlMs',
       'temporal',
       'temporalTimeoutMs',

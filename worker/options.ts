@@ -1,7 +1,8 @@
 // Worker settings from the environment, apart from the process entry so they can be tested.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type ArtifactStoreSettings, artifactStoreSettings } from '../common/artifact-store.ts';
+import type { ArtifactStoreSettings } from '../common/artifact-store.ts';
+import { artifactStoreSettings } from '../common/artifact-store-settings.ts';
 import { codecFromEnv } from '../common/codec-settings.ts';
 import type { EncryptionCodec } from '../common/payload-codec.ts';
 

@@ -20,6 +20,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, HEADER_MISMATCH, internalError } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpHandler } from '../mcp/handler.ts';
 import { withRequestLog } from '../mcp/observe.ts';
+import { withRequestEnd } from '../mcp/request-end.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
 import { tracing } from '../shared/tracing.ts';
 import { type Authentication, bearerAuth, sendJson, sendRefusal } from './bearer-auth.ts';
@@ -160,7 +161,15 @@ interface Exchange {
 /** The MCP layer's answer to one request, written to its socket. */
 function answer({ request, reply, principal, decorate }: Exchange, options: McpRouteOptions): Promise<void> {
   const parsedBody = request.body;
-  const authInfo = { token: '', clientId: principal, scopes: [] };
+  // A token's scopes reach the MCP layer (resources/list lists only what they cover); a static
+  // token without scopes of its own holds every scope.
+  const scopes = request.identity?.scopes;
+  const authInfo = {
+    token: '',
+    clientId: principal,
+    scopes: [...(scopes ?? [])],
+    extra: { everyScope: !scopes },
+  };
   return writeResponse(
     reply.raw,
     async (gone) => {
@@ -187,7 +196,15 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
     const principal = request.identity?.principal ?? ANONYMOUS;
     const serve = (decorate: (response: Response) => Promise<Response>) => {
       const log = { bindTask: (taskId: string | undefined) => bindTask(request, reply, taskId) };
-      return withRequestLog(log, () => answer({ request, reply, principal, decorate }, options));
+      // What a request holds until its answer is gone (a read's budget) is given back on close.
+      const ends: (() => void)[] = [];
+      reply.raw.once('close', () => {
+        for (const done of ends.splice(0)) done();
+      });
+      const register = (done: () => void) => (reply.raw.closed ? done() : ends.push(done));
+      return withRequestLog(log, () =>
+        withRequestEnd(register, () => answer({ request, reply, principal, decorate }, options)),
+      );
     };
     await (tracing ? traceRequest(request, reply, principal, serve) : serve(async (response) => response));
   });

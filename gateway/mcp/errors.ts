@@ -114,6 +114,34 @@ export function artifactCorrupt(): ProtocolError {
   );
 }
 
+/** The store holds something at the artifact's place that is not a plain file of its own: never served. */
+export function artifactUnreadable(): ProtocolError {
+  return new ProtocolError(
+    INTERNAL_ERROR,
+    "The artifact's stored object is not a regular file of the store's own, so it is not served",
+    { reason: 'artifact_unreadable' },
+  );
+}
+
+const BUSY_LIMITS = {
+  reads: 'reads at once on this gateway (MCP_ARTIFACT_READS_MAX)',
+  principal: 'reads at once by one principal (MCP_ARTIFACT_READS_PER_PRINCIPAL)',
+  bytes: 'artifact bytes in flight on this gateway (MCP_ARTIFACT_READ_BYTES_IN_FLIGHT)',
+} as const;
+
+/** resources/read or resources/list past a cap of the read budget: refused, never queued. */
+export function artifactReadsBusy(refusal: {
+  limit: keyof typeof BUSY_LIMITS;
+  retryAfterMs: number;
+}): ProtocolError {
+  return new ProtocolError(
+    LIMIT_EXCEEDED,
+    `Too many artifact reads in progress: the limit of ${BUSY_LIMITS[refusal.limit]} is reached; ` +
+      `try again in ${refusal.retryAfterMs} ms`,
+    { reason: 'artifact_reads_busy', limit: refusal.limit, retryAfterMs: refusal.retryAfterMs },
+  );
+}
+
 /** tasks/* (or a task subscription) from a request that did not declare the Tasks extension. */
 export function missingTasksCapability(): ProtocolError {
   return new ProtocolError(MISSING_REQUIRED_CLIENT_CAPABILITY, 'Missing required client capability', {

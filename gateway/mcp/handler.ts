@@ -60,7 +60,8 @@ export const ANONYMOUS = 'anonymous';
 
 /** The caller a request was admitted as: the principal the HTTP layer put in its authInfo. */
 function callerFrom(authInfo: AuthInfo | undefined): Caller {
-  return { principal: authInfo?.clientId || ANONYMOUS };
+  const principal = authInfo?.clientId || ANONYMOUS;
+  return authInfo?.extra?.everyScope === false ? { principal, scopes: authInfo.scopes } : { principal };
 }
 
 // tasks/* params are checked inside the handler, after the capability check, so a client without

@@ -6,12 +6,15 @@ import type { TemporalBackend } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import type { Catalog } from './catalog.ts';
 import type { InputRounds } from './input-rounds.ts';
+import type { ReadBudget } from './read-budget.ts';
 import type { TaskTiming } from './start-poll.ts';
 
 interface ArtifactSettings {
   store: ArtifactStore;
   /** The largest artifact resources/read answers. */
   readMaxBytes: number;
+  /** What resources/read and resources/list may take on at once. */
+  budget: ReadBudget;
 }
 
 export interface SubscriptionLimits {

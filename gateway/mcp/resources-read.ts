@@ -1,18 +1,22 @@
 // resources/read of an artifact: a URI names a run and an artifact; the bytes are served only when
 // the run is the caller's, its result holds that reference, the reference has not expired, and the
-// stored bytes match its size and digest.
+// bytes stored under that run (never another's) match its size and digest. No more bytes than the
+// reference gives are ever read, and only within the read budget.
 import { createHash } from 'node:crypto';
-import { ArtifactTooLargeError } from '../../common/artifact-store.ts';
+import { ArtifactTooLargeError, ArtifactUnreadableError } from '../../common/artifact-store.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import { artifactReferences, isExpired, parseArtifactUri, resourceContents } from './artifacts.ts';
 import {
   artifactCorrupt,
   artifactNotFound,
+  artifactReadsBusy,
   artifactTooLarge,
+  artifactUnreadable,
   forgedArtifactReference,
   invalidArtifactUri,
 } from './errors.ts';
 import type { McpDeps } from './method-context.ts';
+import { afterAnswer } from './request-end.ts';
 
 export async function resourcesRead(uri: string, caller: Caller, deps: McpDeps) {
   const { backend, artifacts } = deps;
@@ -24,15 +28,20 @@ export async function resourcesRead(uri: string, caller: Caller, deps: McpDeps) 
   if (!ref) throw forgedArtifactReference();
   if (isExpired(ref, Date.now())) throw artifactNotFound(uri);
   if (ref.size > artifacts.readMaxBytes) throw artifactTooLarge(artifacts.readMaxBytes);
-  let bytes: Buffer | undefined;
-  try {
-    bytes = await artifacts.store.get(ref.id, artifacts.readMaxBytes);
-  } catch (err) {
-    if (err instanceof ArtifactTooLargeError) throw artifactTooLarge(artifacts.readMaxBytes);
-    throw err;
-  }
-  if (!bytes) throw artifactNotFound(uri);
-  if (bytes.length !== ref.size || createHash('sha256').update(bytes).digest('hex') !== ref.sha256)
-    throw artifactCorrupt();
-  return { contents: [resourceContents(named.taskId, ref, bytes)] };
+  const taken = { principal: caller.principal, bytes: ref.size, hold: afterAnswer };
+  return artifacts.budget.within(taken, artifactReadsBusy, async () => {
+    let bytes: Buffer | undefined;
+    try {
+      // The reference's own size bounds the read: more stored bytes than it gives are not its bytes.
+      bytes = await artifacts.store.get({ run: view.workflowId, id: ref.id }, ref.size);
+    } catch (err) {
+      if (err instanceof ArtifactTooLargeError) throw artifactCorrupt();
+      if (err instanceof ArtifactUnreadableError) throw artifactUnreadable();
+      throw err;
+    }
+    if (!bytes) throw artifactNotFound(uri);
+    if (bytes.length !== ref.size || createHash('sha256').update(bytes).digest('hex') !== ref.sha256)
+      throw artifactCorrupt();
+    return { contents: [resourceContents(named.taskId, ref, bytes)] };
+  });
 }

@@ -22,5 +22,9 @@ export const DEFAULTS = {
   listenMaxStreamsPerPrincipal: 20,
   listenKeepAliveMs: 15_000,
   inputStateTtlSeconds: 60 * 60,
+  stuckRunGraceMs: 15 * 60 * 1000,
   artifactReadMaxBytes: 32 * 1024 * 1024,
+  artifactReadsMax: 4,
+  artifactReadsPerPrincipal: 2,
+  artifactReadBytesInFlight: 64 * 1024 * 1024,
 } as const;

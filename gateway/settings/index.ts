@@ -85,5 +85,6 @@ export function backendOptions(settings: GatewaySettings, serverSecret: Buffer):
     queryTimeoutMs: settings.queryTimeoutMs,
     serverSecret,
     maxRunningTasks: settings.maxRunningTasks,
+    stuckRunGraceMs: settings.stuckRunGraceMs,
   };
 }

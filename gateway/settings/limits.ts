@@ -20,6 +20,8 @@ export interface LimitSettings {
   listen: SubscriptionLimits;
   /** How long an input_required answer's requestState stays valid. */
   inputStateTtlSeconds: number;
+  /** How long a run stuck on a size cause is answered failed before a poll ends it; 0: at once. */
+  stuckRunGraceMs: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -46,6 +48,8 @@ const limitsSchema = z
       10,
       7 * 24 * 60 * 60,
     ),
+    // Time for a worker fix to recover a run stuck on a size cause before the gateway ends it.
+    MCP_STUCK_RUN_GRACE_MS: integer('MCP_STUCK_RUN_GRACE_MS', DEFAULTS.stuckRunGraceMs, 0, 7 * DAY_MS),
   })
   .transform(
     (env): LimitSettings => ({
@@ -61,6 +65,7 @@ const limitsSchema = z
         keepAliveMs: DEFAULTS.listenKeepAliveMs,
       },
       inputStateTtlSeconds: env.MCP_INPUT_STATE_TTL_SECONDS,
+      stuckRunGraceMs: env.MCP_STUCK_RUN_GRACE_MS,
     }),
   );
 

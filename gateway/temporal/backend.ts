@@ -18,6 +18,10 @@ export interface BackendOptions extends CallOptions {
   serverSecret: Buffer;
   /** Running tasks one principal may have at once; 0 or absent: no cap. */
   maxRunningTasks?: number;
+  /** How long a run stuck on a size cause is left before a view ends it (too-large.ts); absent: never. */
+  stuckRunGraceMs?: number;
+  /** Told each run the gateway ended (or failed to end) that way: a line for the log. */
+  onStuckRun?: (workflowId: string, message: string) => void;
 }
 
 export class TemporalBackend {
@@ -47,7 +51,10 @@ export class TemporalBackend {
           })
         : undefined;
     if (slots) this.slots = slots;
-    this.views = new RunViews(this.calls, options.serverSecret);
+    this.views = new RunViews(this.calls, options.serverSecret, {
+      graceMs: options.stuckRunGraceMs ?? Number.POSITIVE_INFINITY,
+      ...(options.onStuckRun ? { log: options.onStuckRun } : {}),
+    });
     this.taskStatus = new TaskStatusAttribute(this.calls);
     this.waits = new RunWaits(client, slots);
     this.starts = new RunStarts({

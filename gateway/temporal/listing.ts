@@ -1,5 +1,6 @@
 // Listing a caller's runs through Temporal's visibility: the completed ones, newest first, with
-// their results (resources/list reads artifact references from them).
+// their results (resources/list reads artifact references from them), a few results at a time: a
+// result may be megabytes.
 import type { Client } from '@temporalio/client';
 import type { TemporalCalls } from './client.ts';
 import { GRPC, grpcCode, InvalidCursorError } from './errors.ts';
@@ -14,7 +15,11 @@ export function visibilityString(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
+/** Results held at once by one listing (each up to Temporal's blob limit, 2 MB by default). */
+const RESULTS_AT_ONCE = 2;
+
 export interface CompletedRuns {
+  /** `result`: what the page's `keep` kept of it. */
   runs: { workflowId: string; result: unknown }[];
   /** The next page's cursor, when there is one. */
   cursor?: string;
@@ -31,14 +36,23 @@ export class RunListing {
    * token of the page before (the visibility store's own, base64url); the query names the caller,
    * so no cursor reaches another caller's runs.
    */
-  async completed(caller: Caller, cursor?: string, pageSize = 20): Promise<CompletedRuns> {
+  async completed(
+    caller: Caller,
+    cursor: string | undefined,
+    page: {
+      size: number;
+      include: (workflowId: string) => boolean;
+      /** What to keep of a result (the whole result is dropped as soon as it is read). */
+      keep: (result: unknown) => unknown;
+    },
+  ): Promise<CompletedRuns> {
     const { client, options } = this.calls;
-    let page: ListPage;
+    let listed: ListPage;
     try {
-      page = await this.calls.call(() =>
+      listed = await this.calls.call(() =>
         client.workflowService.listWorkflowExecutions({
           namespace: options.namespace,
-          pageSize,
+          pageSize: page.size,
           query: `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)} AND ExecutionStatus = 'Completed'`,
           ...(cursor ? { nextPageToken: Buffer.from(cursor, 'base64url') } : {}),
         }),
@@ -47,16 +61,20 @@ export class RunListing {
       if (cursor && grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new InvalidCursorError();
       throw err;
     }
-    const ids = (page.executions ?? [])
+    const ids = (listed.executions ?? [])
       .map((execution) => execution.execution?.workflowId)
-      .filter((id): id is string => typeof id === 'string' && this.views.owns(id, caller));
-    const runs = await Promise.all(
-      ids.map(async (workflowId) => {
+      .filter(
+        (id): id is string => typeof id === 'string' && this.views.owns(id, caller) && page.include(id),
+      );
+    const runs: CompletedRuns['runs'] = [];
+    for (let at = 0; at < ids.length; at += RESULTS_AT_ONCE) {
+      const batch = ids.slice(at, at + RESULTS_AT_ONCE).map(async (workflowId) => {
         const state = await this.calls.call(() => outcomeOf(client, workflowId)).catch(() => undefined);
-        return { workflowId, result: state?.status === 'completed' ? state.result : undefined };
-      }),
-    );
-    const token = page.nextPageToken;
+        return { workflowId, result: state?.status === 'completed' ? page.keep(state.result) : undefined };
+      });
+      runs.push(...(await Promise.all(batch)));
+    }
+    const token = listed.nextPageToken;
     return {
       runs,
       ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString('base64url') } : {}),

@@ -10,6 +10,8 @@ export interface Caller {
   principal: string;
   /** The MCP client and protocol revision of the request, when known (shown in the Web UI). */
   origin?: RequestOrigin;
+  /** The OAuth scopes the request's token holds; absent: every scope (a static token). */
+  scopes?: readonly string[];
 }
 
 /** Which MCP client sent the request that started a run, shown in the Web UI. */

@@ -5,10 +5,16 @@
 // No worker ever serves the holders (their task queue has no poller): a holder is a durable record
 // naming the run it admits, ended (terminated, by its own run id) when that run is seen to end.
 // Slots of runs that ended unseen are found when a principal looks full: every holder's run is
-// described (a strongly consistent read), and the ended ones' slots are freed and taken.
+// described (a strongly consistent read), and the ended ones' slots are freed and taken. A run's
+// memo names the slot it was started under: concurrent starts with one idempotency key each take
+// a slot, and every holder of that run but the one it names is given back.
 import { createHmac, randomInt } from 'node:crypto';
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { isClosedMeanwhile, isRunNotFound, RunningTaskLimitError } from './errors.ts';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  type WorkflowExecutionDescription,
+} from '@temporalio/client';
+import { isClosedMeanwhile, isRunNotFound, isTemporalUnavailable, RunningTaskLimitError } from './errors.ts';
 
 /** The task queue of the holders: nothing polls it, so a holder never runs, it only exists. */
 const SLOT_TASK_QUEUE = 'mcp-running-task-slots';
@@ -33,6 +39,15 @@ const FULL_FOR_MS = 1_000;
 export interface Slot {
   workflowId: string;
   runId: string;
+}
+
+/** The run's memo key naming the slot (holder) it was started under. */
+export const RUN_SLOT_MEMO = 'slot';
+
+/** Whether a run's memo names `slot` as the one it was started under. */
+export function isRunSlot(memo: unknown, slot: Slot): boolean {
+  const named = (memo as Record<string, Partial<Slot> | undefined> | undefined)?.[RUN_SLOT_MEMO];
+  return named?.workflowId === slot.workflowId && named.runId === slot.runId;
 }
 
 interface SlotsOptions {
@@ -87,13 +102,17 @@ export class RunningTaskSlots {
       if (taken) return taken;
     }
     // Looks full: free the slots of runs that have ended, then take one of them.
-    const free = await this.freeEnded(principal);
+    const { free, failures } = await this.freeEnded(principal);
     for (const index of free) {
       const taken = await this.tryTake(principal, index, workflowId);
       if (taken) return taken;
     }
+    // A slot that could not be looked at counts as taken; Temporal not answering is no refusal.
+    const unavailable = failures.find(isTemporalUnavailable);
+    if (unavailable) throw unavailable;
     if (this.fullUntil.size > 10_000) this.fullUntil.clear();
-    this.fullUntil.set(principal, now + FULL_FOR_MS);
+    // Remembered as full only when every slot was seen held.
+    if (failures.length === 0) this.fullUntil.set(principal, now + FULL_FOR_MS);
     throw new RunningTaskLimitError(principal, limit, limit);
   }
 
@@ -162,40 +181,63 @@ export class RunningTaskSlots {
     }
   }
 
-  /** Slot indexes that are free now, or were held for runs that have ended (those holders ended). */
-  private async freeEnded(principal: string): Promise<number[]> {
-    const indexes = Array.from({ length: this.options.limit }, (_, i) => i);
+  /**
+   * Slot indexes that are free now, or were held for runs that have ended (those holders ended), and
+   * why the slots that could not be looked at could not (those count as taken).
+   */
+  private async freeEnded(principal: string): Promise<{ free: number[]; failures: unknown[] }> {
+    const failures: unknown[] = [];
     const looks = await Promise.all(
-      indexes.map(async (index): Promise<number | undefined> => {
-        const holder = this.client.workflow.getHandle(this.slotId(principal, index));
-        let description: Awaited<ReturnType<typeof holder.describe>>;
-        try {
-          description = await this.options.calls.call(() => holder.describe());
-        } catch (err) {
-          if (isRunNotFound(err)) return index;
-          throw err;
-        }
-        if (description.status.name !== 'RUNNING') return index;
-        const run = (description.memo as { run?: unknown } | undefined)?.run;
-        // A holder just taken may name a run whose start is still on its way: not yet "ended".
-        const settled = (this.options.now ?? Date.now)() - description.startTime.getTime() > SETTLE_MS;
-        if (typeof run !== 'string' || !(await this.hasEnded(run, settled))) return undefined;
-        await this.release({ workflowId: holder.workflowId, runId: description.runId });
-        return index;
-      }),
+      Array.from({ length: this.options.limit }, (_, index) =>
+        this.isFree(this.slotId(principal, index)).then(
+          (free) => (free ? index : undefined),
+          (err: unknown) => {
+            failures.push(err);
+            return undefined;
+          },
+        ),
+      ),
     );
-    return looks.filter((index): index is number => index !== undefined);
+    return { free: looks.filter((index): index is number => index !== undefined), failures };
   }
 
-  /** Whether the run has ended; a run not found has ended only once its holder is `settled`. */
-  private async hasEnded(taskId: string, settled: boolean): Promise<boolean> {
+  /** Whether slot `workflowId` is free, or held for a run that has ended (its holder then ended). */
+  private async isFree(workflowId: string): Promise<boolean> {
+    const holder = this.client.workflow.getHandle(workflowId);
+    let description: WorkflowExecutionDescription;
     try {
-      const run = await this.options.calls.call(() => this.client.workflow.getHandle(taskId).describe());
-      return run.status.name !== 'RUNNING';
+      description = await this.options.calls.call(() => holder.describe());
+    } catch (err) {
+      if (isRunNotFound(err)) return true;
+      throw err;
+    }
+    if (description.status.name !== 'RUNNING') return true;
+    const run = (description.memo as { run?: unknown } | undefined)?.run;
+    // A holder just taken may name a run whose start is still on its way: not yet "ended".
+    const settled = (this.options.now ?? Date.now)() - description.startTime.getTime() > SETTLE_MS;
+    const slot = { workflowId, runId: description.runId };
+    if (typeof run !== 'string' || !(await this.admitsNoRun(slot, run, settled))) return false;
+    await this.release(slot);
+    return true;
+  }
+
+  /**
+   * Whether the holder `slot` admits no running run: the run has ended, or runs under another slot
+   * (a concurrent start with its idempotency key won); a run not found has ended only once its
+   * holder is `settled`.
+   */
+  private async admitsNoRun(slot: Slot, taskId: string, settled: boolean): Promise<boolean> {
+    let run: WorkflowExecutionDescription;
+    try {
+      run = await this.options.calls.call(() => this.client.workflow.getHandle(taskId).describe());
     } catch (err) {
       // Never started (its start failed), or gone past its retention.
       if (isRunNotFound(err)) return settled;
       throw err;
     }
+    if (run.status.name !== 'RUNNING') return true;
+    // A run started before runs named their slot keeps every holder naming it.
+    const named = (run.memo as Record<string, unknown> | undefined)?.[RUN_SLOT_MEMO] !== undefined;
+    return named && !isRunSlot(run.memo, slot);
   }
 }

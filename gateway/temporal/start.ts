@@ -3,7 +3,6 @@
 // the memo, search attributes and Web UI texts (its summary line, its Markdown details) it carries. Everything a start does shares one
 // deadline, so an unreachable Temporal fails the call within the call timeout.
 import { createHmac } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
 import { activeTraceCarrier, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
@@ -15,8 +14,9 @@ import {
   StartRefusedError,
   StartUnconfirmedError,
 } from './errors.ts';
+import { KeyedStarts } from './keyed-start.ts';
 import { type Caller, MCP_PRINCIPAL, MCP_TOOL, type RequestOrigin, type RunMemo } from './run-memo.ts';
-import type { RunningTaskSlots } from './slots.ts';
+import { RUN_SLOT_MEMO, type RunningTaskSlots, type Slot } from './slots.ts';
 import { differingArguments, keyedTaskId, newTaskId } from './task-ids.ts';
 import { MCP_TASK_STATUS, type TaskStatusAttribute } from './task-status.ts';
 import type { RunViews } from './view.ts';
@@ -63,16 +63,21 @@ export interface StartDeps {
   taskStatus: TaskStatusAttribute;
 }
 
-/** One start: the request, for whom, under which id, with the arguments as the memo keeps them. */
+/** One start: the request, for whom, under which id and slot, with the arguments as the memo keeps them. */
 interface RunToStart {
   request: StartRequest;
   caller: Caller;
   workflowId: string;
   kept: Record<string, unknown>;
+  slot: Slot | undefined;
 }
 
 export class RunStarts {
-  constructor(private readonly deps: StartDeps) {}
+  private readonly keyedStarts: KeyedStarts;
+
+  constructor(private readonly deps: StartDeps) {
+    this.keyedStarts = new KeyedStarts(deps.views, deps.slots);
+  }
 
   /** Starts a run; resolves once the start is durable. */
   run(request: StartRequest, caller: Caller): Promise<StartedRun> {
@@ -90,7 +95,7 @@ export class RunStarts {
     const slot = await slots?.take(caller.principal, workflowId);
     try {
       const kept = this.keptArguments(request);
-      const started = await this.startRun({ request, caller, workflowId, kept });
+      const started = await this.startRun({ request, caller, workflowId, kept, slot });
       if (slot) slots?.hold(workflowId, slot);
       return started;
     } catch (err) {
@@ -118,33 +123,20 @@ export class RunStarts {
   /**
    * A start with an idempotency key: the key names the run (keyed task id), a retry answers the run
    * already there (running or closed, no cap applies to answering it), and the same key with other
-   * arguments is refused.
+   * arguments is refused. Concurrent starts with the key hold one slot (keyed-start.ts).
    */
   private async keyed(request: StartRequest, caller: Caller, key: string): Promise<StartedRun> {
-    const { serverSecret, slots, views } = this.deps;
+    const { serverSecret, views } = this.deps;
     const workflowId = keyedTaskId(serverSecret, caller.principal, request.tool, key);
     const kept = this.keptArguments(request);
-    const sameArguments = (run: { memo: RunMemo }) => {
-      const differing = differingArguments(run.memo.arguments ?? {}, kept);
-      if (differing.length > 0) throw new IdempotencyConflictError(key, request.tool.name, differing);
-    };
-    const existing = await views.owned(workflowId, caller);
-    if (existing) {
-      sameArguments(existing);
-      return { workflowId };
-    }
-    const slot = await slots?.take(caller.principal, workflowId);
-    try {
-      await this.startRun({ request, caller, workflowId, kept }, 'USE_EXISTING');
-    } catch (err) {
-      // A concurrent start with this key created the run and it closed meanwhile: answer that run.
-      if (slot) slots?.releaseLater(slot);
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-    // A concurrent start with this key may have won with other arguments: check the run we got.
-    const started = await views.owned(workflowId, caller);
-    if (!started) throw new Error(`the run ${workflowId} was started but cannot be found`);
-    sameArguments(started);
+    const run =
+      (await views.owned(workflowId, caller)) ??
+      (await this.keyedStarts.start(workflowId, caller, (slot) =>
+        this.startRun({ request, caller, workflowId, kept, slot }, 'USE_EXISTING'),
+      ));
+    // A concurrent start with this key may have won with other arguments.
+    const differing = differingArguments(run.memo.arguments ?? {}, kept);
+    if (differing.length > 0) throw new IdempotencyConflictError(key, request.tool.name, differing);
     return { workflowId };
   }
 
@@ -153,7 +145,7 @@ export class RunStarts {
    * but a start refused.
    */
   private async startRun(run: RunToStart, conflictPolicy?: 'USE_EXISTING'): Promise<StartedRun> {
-    const { request, caller, workflowId, kept } = run;
+    const { request, caller, workflowId, kept, slot } = run;
     const { tool } = request;
     const createdAt = new Date();
     const publishes = tool.progressForm === 'published';
@@ -176,7 +168,8 @@ export class RunStarts {
           workflowId,
           taskQueue: tool.taskQueue,
           args: [request.input],
-          memo: memo as unknown as Record<string, unknown>,
+          // The slot too: of concurrent keyed starts, the one whose slot the run names keeps it.
+          memo: { ...memo, ...(slot ? { [RUN_SLOT_MEMO]: slot } : {}) },
           typedSearchAttributes: [
             { key: MCP_TOOL, value: tool.name },
             { key: MCP_PRINCIPAL, value: caller.principal },

@@ -1,7 +1,8 @@
-// A run whose result is too large for Temporal can never complete: its workflow task fails on every
-// retry. Seen by a view (its workflow task failing again), it is ended, so every wait and watch on
-// it ends too, and the failure says why.
-import type { WorkflowHandle } from '@temporalio/client';
+// A run whose workflow task fails for a size cause (a result, an activity input or a memo larger than
+// Temporal takes) goes nowhere until a worker changes: a view answers it failed, result_too_large,
+// and leaves the run alone, so a fixed worker may still recover it. Ending it is a policy: once it
+// has been stuck past the grace, counted from its WorkflowTaskFailed event (Temporal's own time, so
+// every replica agrees), a view ends it, so every wait and watch on it ends too.
 import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile } from './errors.ts';
 import {
@@ -12,33 +13,85 @@ import {
   TOO_LARGE_TERMINATION,
 } from './run-state.ts';
 
-/** Ends the run when its latest workflow task failure has a size cause; its failed state then. */
-export async function endIfTooLarge(
+/** When the gateway ends a run stuck on a size cause. */
+export interface StuckRunPolicy {
+  /** How long a run may stay stuck before a view ends it; 0: at first sight. */
+  graceMs: number;
+  /** Told, for the log, of each run the gateway ended or failed to end (its workflow id, and why). */
+  log?: (workflowId: string, message: string) => void;
+}
+
+/** One run of a workflow id: the one the view described. */
+interface Run {
+  workflowId: string;
+  runId: string;
+}
+
+/**
+ * The failed state of a run stuck on a size cause, after ending it when it has been stuck past the
+ * grace; undefined when it is not stuck. The answer is the same whether or not it was ended.
+ */
+export async function stuckRunState(
   calls: TemporalCalls,
-  handle: WorkflowHandle,
+  run: Run,
+  policy: StuckRunPolicy,
 ): Promise<ExecutionState | undefined> {
-  if (!(await stuckOnSize(calls, handle.workflowId))) return undefined;
-  await calls
-    .call(() => handle.terminate(TOO_LARGE_TERMINATION))
-    .catch((err) => {
-      if (!isClosedMeanwhile(err)) throw err;
-    });
+  const failedAt = await stuckOnSizeSince(calls, run);
+  if (failedAt === undefined) return undefined;
+  const stuckMs = Date.now() - failedAt;
+  if (stuckMs >= policy.graceMs) await end(calls, run, stuckMs, policy);
   return { status: 'failed', toolError: false, reason: RESULT_TOO_LARGE, message: RESULT_TOO_LARGE_MESSAGE };
 }
 
 /**
- * Whether the run's workflow task keeps failing because what it completes with is too large: the
- * latest WorkflowTaskFailed event (retries of a failing task add none) has a size cause.
+ * When the run's workflow task started failing for a size cause (epoch ms), if it still is: the
+ * latest workflow task outcome in its history is a failure with such a cause. Retries of a failing
+ * task add no event, so that event's time is when the failing began.
  */
-async function stuckOnSize(calls: TemporalCalls, workflowId: string): Promise<boolean> {
+async function stuckOnSizeSince(calls: TemporalCalls, run: Run): Promise<number | undefined> {
   const page = await calls.call(() =>
     calls.client.workflowService.getWorkflowExecutionHistoryReverse({
       namespace: calls.options.namespace,
-      execution: { workflowId },
+      execution: { workflowId: run.workflowId, runId: run.runId },
       maximumPageSize: 20,
     }),
   );
-  const failure = (page.history?.events ?? []).find((event) => event.workflowTaskFailedEventAttributes);
-  const cause = failure?.workflowTaskFailedEventAttributes?.cause;
-  return typeof cause === 'number' && TOO_LARGE_TASK_CAUSES.has(cause);
+  const latest = (page.history?.events ?? []).find(
+    (event) =>
+      event.workflowTaskFailedEventAttributes ||
+      event.workflowTaskCompletedEventAttributes ||
+      event.workflowTaskTimedOutEventAttributes,
+  );
+  const cause = latest?.workflowTaskFailedEventAttributes?.cause;
+  if (typeof cause !== 'number' || !TOO_LARGE_TASK_CAUSES.has(cause)) return undefined;
+  const at = latest?.eventTime;
+  // Without a time (never seen), the failing counts as begun now: the grace still applies.
+  if (at?.seconds === undefined || at.seconds === null) return Date.now();
+  return Number(at.seconds) * 1000 + Math.floor((at.nanos ?? 0) / 1e6);
+}
+
+/**
+ * Terminates the run, and logs it. A failure to end it does not change the answer (the next view
+ * past the grace tries again); one another view or replica ended first is not logged twice.
+ */
+async function end(calls: TemporalCalls, run: Run, stuckMs: number, policy: StuckRunPolicy): Promise<void> {
+  const handle = calls.client.workflow.getHandle(run.workflowId, run.runId);
+  const why =
+    `its workflow task has failed for a size cause (result, activity input or memo larger than Temporal ` +
+    `accepts) for ${Math.round(stuckMs / 1000)} s, past MCP_STUCK_RUN_GRACE_MS (${policy.graceMs} ms)`;
+  try {
+    await calls.call(() => handle.terminate(TOO_LARGE_TERMINATION));
+  } catch (err) {
+    if (isClosedMeanwhile(err)) return;
+    policy.log?.(
+      run.workflowId,
+      `gateway: could not terminate run ${run.workflowId}, ${why}: ${errorText(err)}`,
+    );
+    return;
+  }
+  policy.log?.(run.workflowId, `gateway: terminated run ${run.workflowId}: ${why}`);
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -19,7 +19,7 @@ import { queryFailureNote, SAFE } from './query-notes.ts';
 import type { Caller, RunMemo } from './run-memo.ts';
 import type { ExecutionState, ExecutionView, ProgressAnswer } from './run-state.ts';
 import { isOwnedBy, taskIdPrefix } from './task-ids.ts';
-import { endIfTooLarge } from './too-large.ts';
+import { type StuckRunPolicy, stuckRunState } from './too-large.ts';
 import { outcomeOf } from './wait.ts';
 
 /** The progress query's answer, or why there is none. */
@@ -44,6 +44,7 @@ export class RunViews {
   constructor(
     private readonly calls: TemporalCalls,
     private readonly serverSecret: Buffer,
+    private readonly stuckRuns: StuckRunPolicy,
   ) {}
 
   /** Whether the id is one this gateway issued to the caller, for `idPrefix`'s tool if given (no Temporal call). */
@@ -200,8 +201,8 @@ export class RunViews {
     const { handle, description } = run;
     // A workflow task failing again and again may be one that can never complete.
     if ((description.raw.pendingWorkflowTask?.attempt ?? 0) >= 2) {
-      const ended = await endIfTooLarge(this.calls, handle);
-      if (ended) return ended;
+      const stuck = await stuckRunState(this.calls, description, this.stuckRuns);
+      if (stuck) return stuck;
     }
     const heartbeat = await this.heartbeat(description);
     const withHeartbeat = heartbeat === undefined ? {} : { heartbeat };
