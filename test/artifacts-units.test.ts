@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { artifactStoreSettings } from '../common/artifact-store-settings.ts';
+import { artifactStoreSettings, openArtifactStore } from '../common/artifact-store-settings.ts';
 import { LocalArtifactStore } from '../common/local-artifact-store.ts';
 import {
   artifactReferences,
@@ -224,6 +225,35 @@ describe('artifact store settings', () => {
       assert.equal((await store.get({ run, id: 'plainplainplainpl01' }, 1024))?.toString(), 'plain');
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('an S3 server that accepts and never answers costs a read its deadline, not a socket for ever', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const settings = artifactStoreSettings({
+      MCP_ARTIFACT_STORE: 's3',
+      MCP_ARTIFACT_S3_BUCKET: 'b',
+      MCP_ARTIFACT_S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      MCP_ARTIFACT_S3_TIMEOUT_MS: '1000',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test-secret',
+    });
+    const store = openArtifactStore(settings);
+    const started = Date.now();
+    try {
+      await assert.rejects(store.get({ run: 'mine-EEEE', id: REF.id }, 1024));
+      const took = Date.now() - started;
+      assert.ok(
+        took >= 900 && took < 10_000,
+        `gave up after ${took} ms (deadline 1000 ms, retries included)`,
+      );
+      assert.ok(sockets.length >= 1, 'it did reach the silent server');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
     }
   });
 });
