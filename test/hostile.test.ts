@@ -548,6 +548,90 @@ describe('a Temporal that stalls mid-start', () => {
   });
 });
 
+describe('a Temporal that stalls before or after the start', () => {
+  const stalledCall = (gateway: TestGateway) =>
+    rpc(
+      gateway.url,
+      'tools/call',
+      {
+        name: 'start_mining',
+        arguments: { difficulty: 1, blocks: 1, require_approval: true, data: 'stalled' },
+      },
+      PLAIN_CLIENT,
+    );
+
+  test('stalled before the run is started (its slot): nothing started, the answer says so and names the id; calling again starts one run', async () => {
+    const proxy = await startTcpProxy(stack.temporal.server.address);
+    const gateway = await stack.extraGateway({
+      temporalTimeoutMs: 1_500,
+      env: { TEMPORAL_ADDRESS: proxy.address, MCP_MAX_RUNNING_TASKS: '1000' },
+    });
+    try {
+      await rpcResult(gateway.url, 'tools/list', {}, PLAIN_CLIENT);
+      const query = `TaskQueue = "${stack.taskQueue}"`;
+      const before = (await stack.temporal.client.workflow.count(query)).count;
+      proxy.stall();
+      const answer = await stalledCall(gateway);
+      proxy.resume();
+      assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
+      const data = answer.error?.data as { reason: string; started: boolean; workflowId: string };
+      assert.deepEqual([data.reason, data.started], ['temporal_unavailable', false]);
+      assert.match(answer.error?.message ?? '', /nothing was started/);
+      await assert.rejects(
+        stack.temporal.client.workflow.getHandle(data.workflowId).describe(),
+        /not found/i,
+        'no run under the id it named',
+      );
+      // Following the answer: call again, once Temporal answers again.
+      const again = await eventually(async () => (await stalledCall(gateway)).result, 15_000, 'a start', 250);
+      const id = (again.structuredContent as { workflow_id: string }).workflow_id;
+      assert.notEqual(id, data.workflowId);
+      await eventually(
+        async () =>
+          (await stack.temporal.client.workflow.count(query)).count === before + 1 ? true : undefined,
+        10_000,
+        'visibility to show exactly one new run',
+      );
+    } finally {
+      proxy.resume();
+      await proxy.close();
+    }
+  });
+
+  test('stalled after the start (the wait and the describe): the ordinary handle of the run, which exists once', async () => {
+    const proxy = await startTcpProxy(stack.temporal.server.address);
+    const gateway = await stack.extraGateway({
+      temporalTimeoutMs: 1_500,
+      env: { TEMPORAL_ADDRESS: proxy.address, MCP_MAX_RUNNING_TASKS: '0', MCP_WAIT_BUDGET_MS: '4000' },
+    });
+    try {
+      await rpcResult(gateway.url, 'tools/list', {}, PLAIN_CLIENT);
+      const query = `TaskQueue = "${stack.taskQueue}" AND ExecutionStatus = "Running"`;
+      const before = (await stack.temporal.client.workflow.count(query)).count;
+      const call = stalledCall(gateway);
+      // The start has landed (the run is in visibility): every answer from here on stalls.
+      await eventually(
+        async () => ((await stack.temporal.client.workflow.count(query)).count > before ? true : undefined),
+        10_000,
+        'the run to be started',
+        50,
+      );
+      proxy.stall();
+      const answer = await call;
+      proxy.resume();
+      assert.ok(answer.result, JSON.stringify(answer));
+      const content = answer.result.structuredContent as { status: string; workflow_id: string };
+      assert.equal(content.status, 'running');
+      const description = await stack.temporal.client.workflow.getHandle(content.workflow_id).describe();
+      assert.equal(description.status.name, 'RUNNING');
+      assert.equal((await stack.temporal.client.workflow.count(query)).count, before + 1, 'one run, not two');
+    } finally {
+      proxy.resume();
+      await proxy.close();
+    }
+  });
+});
+
 describe('readiness probes', () => {
   test('200 concurrent /readyz: all ready, saying nothing more', async () => {
     const answers = await Promise.all(

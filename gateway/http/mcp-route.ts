@@ -20,7 +20,6 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, HEADER_MISMATCH, internalError } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpHandler } from '../mcp/handler.ts';
 import { withRequestLog } from '../mcp/observe.ts';
-import { withRequestEnd } from '../mcp/request-end.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
 import { tracing } from '../shared/tracing.ts';
 import { type Authentication, bearerAuth, sendJson, sendRefusal } from './bearer-auth.ts';
@@ -195,16 +194,16 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
     // Every per-request server is bound to the caller: the local principal when nobody authenticates.
     const principal = request.identity?.principal ?? ANONYMOUS;
     const serve = (decorate: (response: Response) => Promise<Response>) => {
-      const log = { bindTask: (taskId: string | undefined) => bindTask(request, reply, taskId) };
       // What a request holds until its answer is gone (a read's budget) is given back on close.
       const ends: (() => void)[] = [];
       reply.raw.once('close', () => {
         for (const done of ends.splice(0)) done();
       });
-      const register = (done: () => void) => (reply.raw.closed ? done() : ends.push(done));
-      return withRequestLog(log, () =>
-        withRequestEnd(register, () => answer({ request, reply, principal, decorate }, options)),
-      );
+      const log = {
+        bindTask: (taskId: string | undefined) => bindTask(request, reply, taskId),
+        onAnswered: (done: () => void) => (reply.raw.closed ? done() : ends.push(done)),
+      };
+      return withRequestLog(log, () => answer({ request, reply, principal, decorate }, options));
     };
     await (tracing ? traceRequest(request, reply, principal, serve) : serve(async (response) => response));
   });

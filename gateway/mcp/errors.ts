@@ -9,6 +9,7 @@ import {
   InvalidCursorError,
   isRunNotFound,
   isTemporalUnavailable,
+  NotStartedError,
   RunningTaskLimitError,
   StartRefusedError,
   StartUnconfirmedError,
@@ -225,6 +226,17 @@ export function toProtocolError(err: unknown): ProtocolError {
         INTERNAL_ERROR,
         'Temporal refused to start the run, so nothing was started; the gateway log says why',
         { reason: 'start_refused' },
+      ),
+      err,
+    );
+  }
+  if (err instanceof NotStartedError) {
+    return withCause(
+      new ProtocolError(
+        INTERNAL_ERROR,
+        `Temporal is unreachable or did not answer in time, before the run "${err.workflowId}" was started: ` +
+          'nothing was started, so calling again is safe; try again shortly',
+        { reason: 'temporal_unavailable', started: false, workflowId: err.workflowId },
       ),
       err,
     );

@@ -18,9 +18,14 @@ interface LogLine {
   warn(fields: object, message: string): void;
 }
 
-/** The request's log as the HTTP layer gives it: its logger, bound to a task id once that is known. */
+/**
+ * The request as the HTTP layer gives it: its logger, bound to a task id once that is known, and
+ * where to leave what must wait until its answer has gone out.
+ */
 export interface RequestLog {
   bindTask(taskId: string | undefined): LogLine | undefined;
+  /** Runs `done` once the answer has left the process (or the caller has gone). */
+  onAnswered?(done: () => void): void;
 }
 
 const requestLogs = new AsyncLocalStorage<RequestLog>();
@@ -31,6 +36,17 @@ export function withRequestLog<T>(log: RequestLog, run: () => T): T {
 }
 
 const logFor = (taskId: string | undefined) => requestLogs.getStore()?.bindTask(taskId);
+
+/**
+ * Runs `done` once the current request's answer has gone out; at once outside a request. A
+ * resources/read holds its share of the read budget until then: the answer's JSON and its buffer
+ * hold the bytes several times over after the handler has returned.
+ */
+export function afterAnswer(done: () => void): void {
+  const onAnswered = requestLogs.getStore()?.onAnswered;
+  if (onAnswered) onAnswered(done);
+  else done();
+}
 
 interface AnswerLike {
   resultType?: unknown;

@@ -16,7 +16,7 @@ import {
   invalidArtifactUri,
 } from './errors.ts';
 import type { McpDeps } from './method-context.ts';
-import { afterAnswer } from './request-end.ts';
+import { afterAnswer } from './observe.ts';
 
 export async function resourcesRead(uri: string, caller: Caller, deps: McpDeps) {
   const { backend, artifacts } = deps;

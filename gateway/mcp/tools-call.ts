@@ -189,21 +189,22 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
           ...(stopping ? { interrupt: stopping } : {}),
         });
   const token = (ctx.mcpReq._meta as { progressToken?: unknown } | undefined)?.progressToken;
-  const outcome: WaitEnd =
-    typeof token !== 'string' && typeof token !== 'number'
-      ? await waiting
-      : await withProgress(
-          ctx,
-          {
-            token,
-            first: { progress: 0, message: `Started ${tool.name}; waiting for the result` },
-            read: async () => {
-              const now = await toolRunView(deps, tool, run.workflowId, caller);
-              return now?.state.status === 'running' ? tool.presentation.progressReport(now) : undefined;
-            },
+  // From here the run exists: a wait Temporal cuts short answers its handle, never an error.
+  const outcome: WaitEnd = await (typeof token !== 'string' && typeof token !== 'number'
+    ? waiting
+    : withProgress(
+        ctx,
+        {
+          token,
+          first: { progress: 0, message: `Started ${tool.name}; waiting for the result` },
+          read: async () => {
+            const now = await toolRunView(deps, tool, run.workflowId, caller);
+            return now?.state.status === 'running' ? tool.presentation.progressReport(now) : undefined;
           },
-          waiting,
-        );
+        },
+        waiting,
+      )
+  ).catch((): WaitEnd => ({ kind: 'running' }));
   if (outcome.kind === 'closed')
     return startPollAnswer({ workflowId: run.workflowId, state: outcome.state }, tool, deps.timing);
   if (outcome.kind === 'input' && rounds) {
@@ -279,19 +280,17 @@ async function stillRunning(
 ): Promise<ToolAnswer> {
   const { workflowId, createdAt } = run;
   const takesTasks = call.takesTasks && tool.taskSupport !== 'forbidden';
-  if (takesTasks && createdAt) {
-    const handle: ExecutionView = {
-      workflowId,
-      tool: tool.name,
-      createdAt,
-      lastUpdatedAt: createdAt,
-      arguments: args,
-      state: { status: 'running' },
-    };
-    return createTaskResult(handle, tool, deps.timing);
-  }
-  const now = await deps.backend.views.of(workflowId, call.caller, takesTasks ? {} : tool.progress);
-  if (!now) throw new Error(`the run ${workflowId} was started but cannot be found`);
+  const at = createdAt ?? new Date();
+  const handle: ExecutionView = {
+    ...{ workflowId, tool: tool.name, createdAt: at, lastUpdatedAt: at, arguments: args },
+    state: { status: 'running' },
+  };
+  if (takesTasks && createdAt) return createTaskResult(handle, tool, deps.timing);
+  // A describe Temporal does not answer still answers the run's handle: it was started.
+  const now =
+    (await deps.backend.views
+      .of(workflowId, call.caller, takesTasks ? {} : tool.progress)
+      .catch(() => undefined)) ?? handle;
   // It may have closed between the end of the budget and the describe: answer inline then.
   if (now.state.status !== 'running') return startPollAnswer(now, tool, deps.timing);
   return takesTasks ? createTaskResult(now, tool, deps.timing) : startPollAnswer(now, tool, deps.timing);

@@ -67,6 +67,20 @@ export class StartRefusedError extends Error {
   }
 }
 
+/**
+ * Temporal did not answer before the run's own start was sent (taking its slot of the cap): no run
+ * exists under `workflowId`, so calling again starts nothing twice.
+ */
+export class NotStartedError extends Error {
+  constructor(
+    readonly workflowId: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${workflowId} was not started: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'NotStartedError';
+  }
+}
+
 /** Temporal did not confirm a start in time, and the run could not be found either: it may exist. */
 export class StartUnconfirmedError extends Error {
   constructor(

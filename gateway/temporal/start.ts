@@ -11,6 +11,7 @@ import {
   grpcCode,
   IdempotencyConflictError,
   isTemporalUnavailable,
+  NotStartedError,
   StartRefusedError,
   StartUnconfirmedError,
 } from './errors.ts';
@@ -92,7 +93,9 @@ export class RunStarts {
   private async fresh(request: StartRequest, caller: Caller): Promise<StartedRun> {
     const { serverSecret, slots } = this.deps;
     const workflowId = newTaskId(serverSecret, caller.principal, request.tool.idPrefix);
-    const slot = await slots?.take(caller.principal, workflowId);
+    const slot = await slots?.take(caller.principal, workflowId).catch((err: unknown) => {
+      throw isTemporalUnavailable(err) ? new NotStartedError(workflowId, err) : err;
+    });
     try {
       const kept = this.keptArguments(request);
       const started = await this.startRun({ request, caller, workflowId, kept, slot });
