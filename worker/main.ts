@@ -51,6 +51,9 @@ async function main(): Promise<void> {
       `worker: polling task queue "${temporal.taskQueue}" in namespace "${temporal.namespace}" at ${temporal.address}`,
     );
     console.log(`worker: ${describeCodec(settings.codec?.keys)}`);
+    console.log(
+      `worker: the miner's threads run at nice ${settings.minerNice} (MINER_NICE), below the rest of the host`,
+    );
     if (tracing) console.log(`worker: traces to ${traceDestination()} as service "${tracing.serviceName}"`);
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown that resolves run().
     await worker.run();

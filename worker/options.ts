@@ -1,6 +1,7 @@
 // Worker settings from the environment, apart from the process entry so they can be tested.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { minerNice } from '../activities/pow/miner-priority.ts';
 import type { ArtifactStoreSettings } from '../common/artifact-store.ts';
 import { artifactStoreSettings } from '../common/artifact-store-settings.ts';
 import { codecFromEnv } from '../common/codec-settings.ts';
@@ -25,6 +26,8 @@ export interface WorkerSettings {
    * value stops the start; activities/artifacts.ts opens the store when an activity first uses it.
    */
   artifactStore: ArtifactStoreSettings;
+  /** The nice value of the miner's threads (MINER_NICE): read here so a bad value stops the start. */
+  minerNice: number;
 }
 
 function positiveInt(name: string, raw: string | undefined, fallback: number): number {
@@ -62,5 +65,6 @@ export function workerSettings(env: NodeJS.ProcessEnv = process.env): WorkerSett
     connectTimeoutMs: positiveInt('TEMPORAL_CONNECT_TIMEOUT_MS', env.TEMPORAL_CONNECT_TIMEOUT_MS, 30_000),
     ...(codec ? { codec } : {}),
     artifactStore: artifactStoreSettings(env),
+    minerNice: minerNice(env),
   };
 }

@@ -10,6 +10,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { InvalidMiningParameters, MAX_DIFFICULTY, MAX_NONCE } from './block.ts';
+import { minerNice } from './miner-priority.ts';
 import type { ScanReply, ScanTask } from './nonce-worker.ts';
 
 /**
@@ -145,13 +146,15 @@ export class NoncePool {
   private deathsInARow = 0;
   private broken?: Error;
 
+  private readonly nice = minerNice();
+
   constructor(readonly size: number = defaultThreadCount()) {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`thread count must be >= 1, got ${size}`);
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
   private spawn(): Slot {
-    const worker = new Worker(BOOTSTRAP, { eval: true });
+    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: { nice: this.nice } });
     const slot: Slot = { worker, tasks: [] };
     worker.unref();
     worker.on('message', (reply: ScanReply) => this.onReply(slot, reply));

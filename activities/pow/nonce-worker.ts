@@ -1,7 +1,8 @@
 // One thread of the nonce pool: scans the nonce ranges it is sent on the fast path, checking
 // between slices whether its search was stopped (the shared cutoff fell to or below the range).
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { NonceScanner } from './block.ts';
+import { lowerThisThread } from './miner-priority.ts';
 
 export interface ScanTask {
   id: number;
@@ -35,6 +36,7 @@ function run(task: ScanTask): ScanReply {
 
 const port = parentPort;
 if (port) {
+  lowerThisThread((workerData as { nice?: number } | undefined)?.nice ?? 0);
   port.on('message', (task: ScanTask) => {
     let reply: ScanReply;
     try {
