@@ -26,6 +26,7 @@ import {
   toProtocolError,
 } from './errors.ts';
 import { answerableRequests, type InputRounds, isRoundState, type RoundState } from './input-rounds.ts';
+import { serveLegacyTasks } from './legacy-tasks.ts';
 import type { McpDeps, TaskRequest } from './method-context.ts';
 import { observeTaskRequest, observeToolCall } from './observe.ts';
 import { resourcesList } from './resources-list.ts';
@@ -189,25 +190,31 @@ export class McpHandler {
   }
 
   /**
-   * A server for one request. Only 2026-07-28 (`modern`) requests can receive tasks, so only they
-   * see the Tasks extension advertised; a 2025-era client always gets start/poll handles.
+   * A server for one request. 2026-07-28 (`modern`) requests see the Tasks extension; 2025-era ones
+   * the revision's own tasks (SEP-1686), which a call asks for with `params.task`. A client of
+   * neither gets start/poll handles.
    */
   private create(caller: Caller, era: 'legacy' | 'modern'): Server {
-    const extensions = era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
+    const tasks =
+      era === 'modern'
+        ? { extensions: { [TASKS_EXTENSION]: {} } }
+        : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
     const server = new Server(SERVER_INFO, {
-      capabilities: { tools: {}, resources: {}, ...extensions },
+      capabilities: { tools: {}, resources: {}, ...tasks },
       instructions: INSTRUCTIONS,
       // A tampered, expired or another caller's requestState is refused (-32602) before any handler.
       requestState: { verify: (state, ctx) => this.requestStates.verify(state, ctx) },
     });
-    server.setRequestHandler('tools/list', () => this.tools.list(era) as never);
+    server.setRequestHandler('tools/list', () => this.tools.list() as never);
     server.setRequestHandler('tools/call', (request, ctx) => {
       const tool = this.tools.byName.has(request.params.name) ? request.params.name : 'unknown';
       const rounds = era === 'modern' ? this.inputRounds(server, ctx) : undefined;
       const answer = observeToolCall(tool, () =>
         callTool(this.tools.byName, {
           ...{ server, request, ctx, caller, era },
-          takesTasks: declaresTasksExtension(server.getClientCapabilities()),
+          ...(era === 'legacy'
+            ? { takesTasks: request.params.task !== undefined, legacyTasks: true }
+            : { takesTasks: declaresTasksExtension(server.getClientCapabilities()) }),
           ...(rounds ? { rounds } : {}),
         }),
       );
@@ -216,8 +223,10 @@ export class McpHandler {
       answer.then(done, done);
       return answer;
     });
-    for (const [method, handle] of Object.entries(TASK_METHODS))
-      this.serveTaskMethod(server, caller, method, handle);
+    if (era === 'legacy') serveLegacyTasks(server, caller, this.deps);
+    else
+      for (const [method, handle] of Object.entries(TASK_METHODS))
+        this.serveTaskMethod(server, caller, method, handle);
     this.serveArtifacts(server, caller);
     return server;
   }

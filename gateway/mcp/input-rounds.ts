@@ -88,7 +88,7 @@ function formAnswers(responses: Record<string, unknown> | undefined): InputRespo
  * them is still asked. A state replayed after its round was answered is refused (-32602); once the
  * run has ended, the retry is answered its outcome as before.
  */
-export async function roundAnswers(
+async function roundAnswers(
   backend: TemporalBackend,
   tool: CatalogTool,
   caller: Caller,
@@ -216,4 +216,26 @@ async function watchForInput(
       return;
     }
   }
+}
+
+/**
+ * A retry with answers (its requestState verified): the run it names gets them on the tool's
+ * input signal; nothing starts. The call goes on with that run, one round further.
+ */
+export async function resumeRound(
+  tool: CatalogTool,
+  backend: TemporalBackend,
+  call: { caller: Caller; rounds: InputRounds },
+): Promise<{ workflowId: string; round: number }> {
+  const { caller, rounds } = call;
+  const resumes = rounds.resumes;
+  if (!resumes) throw new Error('resume without a requestState');
+  if (resumes.tool !== tool.name) throw invalidParams('requestState belongs to a call of another tool');
+  const answers = await roundAnswers(backend, tool, caller, { ...rounds, resumes });
+  if (tool.inputSignal && Object.keys(answers).length > 0) {
+    const input = { signalName: tool.inputSignal, responses: answers, ...tool.progress };
+    if (!(await backend.actions.sendInput(resumes.workflowId, caller, input)))
+      throw invalidParams('requestState names a run that no longer exists');
+  }
+  return { workflowId: resumes.workflowId, round: resumes.round + 1 };
 }

@@ -61,6 +61,8 @@ export interface ToolsCallRequest {
   era: 'legacy' | 'modern';
   /** Multi-round-trip input (2026-07-28 requests only). */
   rounds?: InputRounds;
-  /** Whether this request may receive a task (it declared the Tasks extension). */
+  /** Whether this request may receive a task (it declared the Tasks extension, or asked with `params.task`). */
   takesTasks: boolean;
+  /** A 2025-11-25 request: its task is the revision's own (SEP-1686). */
+  legacyTasks?: boolean;
 }

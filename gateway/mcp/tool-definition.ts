@@ -7,6 +7,7 @@ import type { TemporalBackend } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import type { ClientCapabilityName, TaskSupport } from './catalog.ts';
 import type { InputRequiredAnswer, InputRounds } from './input-rounds.ts';
+import type { legacyCreateTaskResult } from './legacy-task-shapes.ts';
 import { type JsonSchema, jsonSchemaOf } from './schemas.ts';
 import type { TaskTiming } from './start-poll.ts';
 import type { CreateTaskResult } from './task-shapes.ts';
@@ -15,15 +16,21 @@ import type { CreateTaskResult } from './task-shapes.ts';
  * What a tool handler may answer: a CallToolResult, a task handle (resultType "task"), or a
  * request for input (resultType "input_required").
  */
-export type ToolAnswer = CallToolResult | CreateTaskResult | InputRequiredAnswer;
+export type ToolAnswer =
+  | CallToolResult
+  | CreateTaskResult
+  | InputRequiredAnswer
+  | ReturnType<typeof legacyCreateTaskResult>;
 
 /** One call: the request's server (its client capabilities), context and caller. */
 export interface ToolCall {
   server: Server;
   ctx: ServerContext;
   caller: Caller;
-  /** Whether this request may receive a task (it declared the Tasks extension). */
+  /** Whether this request may receive a task (it declared the Tasks extension, or asked with `params.task`). */
   takesTasks: boolean;
+  /** A 2025-11-25 request: its task is the revision's own (SEP-1686), not the extension's. */
+  legacyTasks?: boolean;
   /** Multi-round-trip input (2026-07-28 requests only); absent: input goes through tasks or companions. */
   rounds?: InputRounds;
 }

@@ -16,13 +16,8 @@ import {
   missingTasksCapability,
   toProtocolError,
 } from './errors.ts';
-import {
-  type InputRounds,
-  inputRequiredAnswer,
-  roundAnswers,
-  type WaitEnd,
-  waitOrAsk,
-} from './input-rounds.ts';
+import { inputRequiredAnswer, resumeRound, type WaitEnd, waitOrAsk } from './input-rounds.ts';
+import { legacyCreateTaskResult } from './legacy-task-shapes.ts';
 import type { ToolsCallRequest } from './method-context.ts';
 import { withProgress } from './progress.ts';
 import { describeSchemaError } from './schemas.ts';
@@ -32,7 +27,7 @@ import type { ToolAnswer, ToolCall, ToolDefinition, ToolDeps } from './tool-defi
 
 /** Serves one tools/call with the tools the catalog makes (by name). */
 export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call: ToolsCallRequest) {
-  const { server, request, ctx, caller, era, rounds, takesTasks } = call;
+  const { server, request, ctx, caller, era, rounds, takesTasks, legacyTasks } = call;
   const { name, arguments: raw } = request.params;
   const tool = tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`);
@@ -51,10 +46,15 @@ export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call:
   }
   let answer: ToolAnswer;
   try {
-    answer = await tool.handler(args, { server, ctx, caller, takesTasks, ...(rounds ? { rounds } : {}) });
+    answer = await tool.handler(args, {
+      ...{ server, ctx, caller, takesTasks },
+      ...(legacyTasks ? { legacyTasks } : {}),
+      ...(rounds ? { rounds } : {}),
+    });
   } catch (err) {
     throw toProtocolError(err);
   }
+  if ('task' in answer) return answer as never;
   if ('resultType' in answer && (answer.resultType === 'task' || answer.resultType === 'input_required'))
     return answer as never;
   return server.projectCallToolResult(answer as CallToolResult, undefined) as never;
@@ -170,8 +170,8 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
   const { ctx, caller, rounds } = call;
   // Which client sent the call: its budget, and (on a start) what the run's memo and Web UI name.
   const origin = requestOrigin(call.server, ctx);
-  const run = rounds?.resumes
-    ? await resume(tool, deps, call)
+  const run: CallRun = rounds?.resumes
+    ? await resumeRound(tool, deps.backend, { caller: call.caller, rounds })
     : await begin(tool, deps, args, { ...call, caller: { ...caller, origin } });
   const budgetMs = waitBudgetFor(tool, origin.clientName, deps.clientWaitBudgets);
   const gone = ctx.mcpReq.signal;
@@ -205,36 +205,18 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
         waiting,
       )
   ).catch((): WaitEnd => ({ kind: 'running' }));
-  if (outcome.kind === 'closed')
-    return startPollAnswer({ workflowId: run.workflowId, state: outcome.state }, tool, deps.timing);
+  if (outcome.kind === 'closed') {
+    const closed = { workflowId: run.workflowId, state: outcome.state };
+    // A 2025-11-25 task request gets its task whatever: its client follows the task to the result.
+    if (call.legacyTasks && call.takesTasks) return stillRunning(tool, deps, call, { args, run, closed });
+    return startPollAnswer(closed, tool, deps.timing);
+  }
   if (outcome.kind === 'input' && rounds) {
     const keys = Object.keys(outcome.requests);
     const state = await rounds.mint({ workflowId: run.workflowId, tool: tool.name, round: run.round, keys });
     return inputRequiredAnswer(outcome.requests, state);
   }
   return stillRunning(tool, deps, call, { args, run });
-}
-
-/** A retry with answers: the run its requestState names gets them; nothing starts. */
-async function resume(tool: CatalogTool, deps: ToolDeps, call: ToolCall): Promise<CallRun> {
-  const resumes = call.rounds?.resumes;
-  if (!resumes) throw new Error('resume without a requestState');
-  if (resumes.tool !== tool.name) throw invalidParams('requestState belongs to a call of another tool');
-  const workflowId = resumes.workflowId;
-  const answers = await roundAnswers(deps.backend, tool, call.caller, {
-    ...(call.rounds as InputRounds),
-    resumes,
-  });
-  if (tool.inputSignal && Object.keys(answers).length > 0) {
-    const input = {
-      signalName: tool.inputSignal,
-      responses: answers,
-      ...tool.progress,
-    };
-    if (!(await deps.backend.actions.sendInput(workflowId, call.caller, input)))
-      throw invalidParams('requestState names a run that no longer exists');
-  }
-  return { workflowId, round: resumes.round + 1 };
 }
 
 /** A first call: the run starts (or, with an idempotency key, the run the key names is found), for `call.caller` with its origin. */
@@ -276,16 +258,27 @@ async function stillRunning(
   tool: CatalogTool,
   deps: ToolDeps,
   call: ToolCall,
-  { args, run }: { args: Record<string, unknown>; run: CallRun },
+  {
+    args,
+    run,
+    closed,
+  }: { args: Record<string, unknown>; run: CallRun; closed?: Pick<ExecutionView, 'state'> },
 ): Promise<ToolAnswer> {
   const { workflowId, createdAt } = run;
   const takesTasks = call.takesTasks && tool.taskSupport !== 'forbidden';
+  const taskAnswer = call.legacyTasks ? legacyCreateTaskResult : createTaskResult;
   const at = createdAt ?? new Date();
   const handle: ExecutionView = {
-    ...{ workflowId, tool: tool.name, createdAt: at, lastUpdatedAt: at, arguments: args },
-    state: { status: 'running' },
+    ...{
+      workflowId,
+      tool: tool.name,
+      createdAt: at,
+      lastUpdatedAt: closed ? new Date() : at,
+      arguments: args,
+    },
+    state: closed?.state ?? { status: 'running' },
   };
-  if (takesTasks && createdAt) return createTaskResult(handle, tool, deps.timing);
+  if (takesTasks && (createdAt || closed)) return taskAnswer(handle, tool, deps.timing);
   // A describe Temporal does not answer still answers the run's handle: it was started.
   const now =
     (await deps.backend.views
@@ -293,5 +286,5 @@ async function stillRunning(
       .catch(() => undefined)) ?? handle;
   // It may have closed between the end of the budget and the describe: answer inline then.
   if (now.state.status !== 'running') return startPollAnswer(now, tool, deps.timing);
-  return takesTasks ? createTaskResult(now, tool, deps.timing) : startPollAnswer(now, tool, deps.timing);
+  return takesTasks ? taskAnswer(now, tool, deps.timing) : startPollAnswer(now, tool, deps.timing);
 }

@@ -1,18 +1,14 @@
-// tools/list: every tool the catalog makes, a start tool and its companions per catalog entry, as
-// the two protocol eras list them.
+// tools/list: every tool the catalog makes, a start tool and its companions per catalog entry.
 import type { Catalog } from './catalog.ts';
 import { companionTools } from './companions.ts';
 import type { ToolDefinition, ToolDeps } from './tool-definition.ts';
 import { startTool } from './tools-call.ts';
 
-type Era = 'legacy' | 'modern';
-
 /**
- * A tool as tools/list shows it. 2026-07-28 requests also see each start tool's task support
- * (`execution.taskSupport`, as the Tasks extension declares it); a 2025-era client never gets
- * tasks, so it is not told of any.
+ * A tool as tools/list shows it, with each start tool's task support (`execution.taskSupport`: the
+ * Tasks extension's for 2026-07-28 requests, the revision's own tasks for 2025-11-25 ones).
  */
-function listedTool(tool: ToolDefinition, era: Era) {
+function listedTool(tool: ToolDefinition) {
   return {
     name: tool.name,
     ...(tool.title ? { title: tool.title } : {}),
@@ -20,14 +16,14 @@ function listedTool(tool: ToolDefinition, era: Era) {
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
-    ...(era === 'modern' && tool.taskSupport ? { execution: { taskSupport: tool.taskSupport } } : {}),
+    ...(tool.taskSupport ? { execution: { taskSupport: tool.taskSupport } } : {}),
   };
 }
 
-/** The catalog's tools, made once: by name for tools/call, listed per era for tools/list. */
+/** The catalog's tools, made once: by name for tools/call, listed for tools/list. */
 export class CatalogTools {
   readonly byName: ReadonlyMap<string, ToolDefinition>;
-  private readonly listed: Record<Era, { tools: ReturnType<typeof listedTool>[] }>;
+  private readonly listed: { tools: ReturnType<typeof listedTool>[] };
 
   constructor(catalog: Catalog, deps: ToolDeps) {
     const definitions = catalog.tools.flatMap((tool) => [
@@ -35,14 +31,11 @@ export class CatalogTools {
       ...companionTools(tool, deps),
     ]);
     this.byName = new Map(definitions.map((tool) => [tool.name, tool]));
-    this.listed = {
-      legacy: { tools: definitions.map((tool) => listedTool(tool, 'legacy')) },
-      modern: { tools: definitions.map((tool) => listedTool(tool, 'modern')) },
-    };
+    this.listed = { tools: definitions.map(listedTool) };
   }
 
-  /** tools/list's answer for a request of `era`. */
-  list(era: Era) {
-    return this.listed[era];
+  /** tools/list's answer. */
+  list() {
+    return this.listed;
   }
 }

@@ -2,6 +2,7 @@
 // their results (resources/list reads artifact references from them), a few results at a time: a
 // result may be megabytes.
 import type { Client } from '@temporalio/client';
+import protos from '@temporalio/proto';
 import type { TemporalCalls } from './client.ts';
 import { GRPC, grpcCode, InvalidCursorError } from './errors.ts';
 import { type Caller, MCP_PRINCIPAL } from './run-memo.ts';
@@ -25,11 +26,71 @@ export interface CompletedRuns {
   cursor?: string;
 }
 
+/** One of the caller's runs as visibility lists it, for a task list. */
+export interface ListedRun {
+  workflowId: string;
+  /** Temporal's status, lower case: running, completed, failed, canceled, terminated, timed_out, … */
+  status: string;
+  startedAt: Date;
+  closedAt?: Date;
+}
+
+function dateOf(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): Date | undefined {
+  if (!ts?.seconds) return undefined;
+  return new Date(Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6));
+}
+
 export class RunListing {
   constructor(
     private readonly calls: TemporalCalls,
     private readonly views: RunViews,
   ) {}
+
+  /** One page of the caller's runs, any status, newest first (a 2025-11-25 tasks/list). */
+  async all(
+    caller: Caller,
+    cursor: string | undefined,
+    size: number,
+  ): Promise<{ runs: ListedRun[]; cursor?: string }> {
+    const listed = await this.page(
+      `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)}`,
+      cursor,
+      size,
+    );
+    const runs = (listed.executions ?? []).flatMap((execution): ListedRun[] => {
+      const workflowId = execution.execution?.workflowId;
+      const startedAt = dateOf(execution.startTime);
+      if (!workflowId || !startedAt || !this.views.owns(workflowId, caller)) return [];
+      const name =
+        protos.temporal.api.enums.v1.WorkflowExecutionStatus[execution.status ?? 0] ?? 'UNSPECIFIED';
+      const closedAt = dateOf(execution.closeTime);
+      const status = name.replace('WORKFLOW_EXECUTION_STATUS_', '').toLowerCase();
+      return [{ workflowId, status, startedAt, ...(closedAt ? { closedAt } : {}) }];
+    });
+    const token = listed.nextPageToken;
+    return {
+      runs,
+      ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString('base64url') } : {}),
+    };
+  }
+
+  /** One page of visibility's answer to `query`; a cursor it does not know is InvalidCursorError. */
+  private async page(query: string, cursor: string | undefined, pageSize: number): Promise<ListPage> {
+    const { client, options } = this.calls;
+    try {
+      return await this.calls.call(() =>
+        client.workflowService.listWorkflowExecutions({
+          namespace: options.namespace,
+          pageSize,
+          query,
+          ...(cursor ? { nextPageToken: Buffer.from(cursor, 'base64url') } : {}),
+        }),
+      );
+    } catch (err) {
+      if (cursor && grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new InvalidCursorError();
+      throw err;
+    }
+  }
 
   /**
    * One page of the caller's completed runs, newest first, with their results. `cursor` is the page
@@ -46,21 +107,9 @@ export class RunListing {
       keep: (result: unknown) => unknown;
     },
   ): Promise<CompletedRuns> {
-    const { client, options } = this.calls;
-    let listed: ListPage;
-    try {
-      listed = await this.calls.call(() =>
-        client.workflowService.listWorkflowExecutions({
-          namespace: options.namespace,
-          pageSize: page.size,
-          query: `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)} AND ExecutionStatus = 'Completed'`,
-          ...(cursor ? { nextPageToken: Buffer.from(cursor, 'base64url') } : {}),
-        }),
-      );
-    } catch (err) {
-      if (cursor && grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new InvalidCursorError();
-      throw err;
-    }
+    const { client } = this.calls;
+    const query = `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)} AND ExecutionStatus = 'Completed'`;
+    const listed = await this.page(query, cursor, page.size);
     const ids = (listed.executions ?? [])
       .map((execution) => execution.execution?.workflowId)
       .filter(

@@ -1,0 +1,102 @@
+// The tasks of the 2025-11-25 revision (SEP-1686), served to that revision's clients on the same
+// runs, ids and ownership as the Tasks extension: tasks/get (one describe), tasks/result (waits for
+// the run, bounded by the tool's wait budget), tasks/list (the caller's runs from visibility, paged)
+// and tasks/cancel. A task asking for input answers tasks/result with the start/poll answer that
+// names its respond companion: this gateway keeps no stream open to carry the revision's own
+// elicitation through.
+import { ProtocolError, type Server } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import type { Caller } from '../temporal/run-memo.ts';
+import { INTERNAL_ERROR, invalidParams, taskNotFound, toProtocolError } from './errors.ts';
+import { legacyTask, legacyTaskOutcome, listedTask, RELATED_TASK } from './legacy-task-shapes.ts';
+import type { McpDeps } from './method-context.ts';
+import { observeTaskRequest } from './observe.ts';
+import { startPollAnswer } from './start-poll.ts';
+import { detailedTask } from './task-shapes.ts';
+import { describeIssues } from './tool-definition.ts';
+
+const taskParams = z.looseObject({ taskId: z.string() });
+const listParams = z.looseObject({ cursor: z.string().optional() });
+const TASKS_PER_PAGE = 20;
+/** How long tasks/cancel waits for the run to end, so its answer can say `cancelled`. */
+const CANCEL_SETTLE_MS = 2_000;
+
+type Handle = (params: Record<string, unknown>, caller: Caller, deps: McpDeps) => Promise<object>;
+
+async function viewOf(taskId: string, caller: Caller, deps: McpDeps) {
+  const { backend, catalog } = deps;
+  const view = await backend.views.of(taskId, caller, catalog.toolOfTask(taskId)?.progress ?? {});
+  if (!view) throw taskNotFound();
+  return { view, tool: catalog.toolOfRun(view.tool) };
+}
+
+const get: Handle = async (params, caller, deps) => {
+  const { view, tool } = await viewOf(String(params.taskId), caller, deps);
+  return legacyTask(view, tool, deps.timing);
+};
+
+const result: Handle = async (params, caller, deps) => {
+  const taskId = String(params.taskId);
+  let { view, tool } = await viewOf(taskId, caller, deps);
+  // Still working: wait for it, at most the tool's budget (a run asking for input is answered now).
+  if (detailedTask(view, tool, deps.timing).status === 'working') {
+    await deps.backend.waits.forResult(taskId, tool.waitBudgetMs);
+    ({ view, tool } = await viewOf(taskId, caller, deps));
+  }
+  const task = detailedTask(view, tool, deps.timing);
+  const failure = (message: string, data: Record<string, unknown>) =>
+    new ProtocolError(INTERNAL_ERROR, message, data);
+  const ended = legacyTaskOutcome(task, failure);
+  if (ended) return ended;
+  if (task.status === 'input_required') {
+    const answer = startPollAnswer(view, tool, deps.timing);
+    return { ...answer, _meta: { ...answer._meta, [RELATED_TASK]: { taskId } } };
+  }
+  throw new ProtocolError(
+    INTERNAL_ERROR,
+    `Task ${taskId} is still working; call tasks/get until it ends, then tasks/result`,
+    { reason: 'task_still_working', taskId, [RELATED_TASK]: { taskId } },
+  );
+};
+
+const list: Handle = async (params, caller, deps) => {
+  const cursor = typeof params.cursor === 'string' ? params.cursor : undefined;
+  const page = await deps.backend.listing.all(caller, cursor, TASKS_PER_PAGE);
+  return {
+    tasks: page.runs.map((run) => listedTask(run, deps.timing)),
+    ...(page.cursor ? { nextCursor: page.cursor } : {}),
+  };
+};
+
+const cancel: Handle = async (params, caller, deps) => {
+  const taskId = String(params.taskId);
+  if (!(await deps.backend.actions.cancel(taskId, caller))) throw taskNotFound();
+  await deps.backend.waits.forResult(taskId, CANCEL_SETTLE_MS);
+  const { view, tool } = await viewOf(taskId, caller, deps);
+  return legacyTask(view, tool, deps.timing);
+};
+
+const METHODS: [string, z.ZodType<Record<string, unknown>>, Handle][] = [
+  ['tasks/get', taskParams, get],
+  ['tasks/result', taskParams, result],
+  ['tasks/list', listParams, list],
+  ['tasks/cancel', taskParams, cancel],
+];
+
+/** Serves the revision's task methods on a server made for a 2025-era request. */
+export function serveLegacyTasks(server: Server, caller: Caller, deps: McpDeps): void {
+  for (const [method, schema, handle] of METHODS) {
+    server.setRequestHandler(method, { params: z.looseObject({}) }, (raw) => {
+      const taskId = typeof raw.taskId === 'string' ? raw.taskId : undefined;
+      return observeTaskRequest(method, taskId, async () => {
+        const parsed = schema.safeParse(raw);
+        if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
+        try {
+          return (await handle(parsed.data, caller, deps)) as never;
+        } catch (err) {
+          throw toProtocolError(err);
+        }
+      });
+    });
+  }
+}

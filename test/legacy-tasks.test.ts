@@ -1,0 +1,181 @@
+// The 2025-11-25 revision's tasks (SEP-1686) for that revision's clients, driven end to end with the
+// MCP TypeScript SDK v1 (1.32.2, pinned) and its `client.experimental.tasks`, against the real stack
+// (Temporal dev server, the mining worker, the gateway): a long run followed to its result with its
+// progress in tasks/get, a run asking for input answered through its respond companion, a
+// cancellation, the caller's own tasks listed, and another principal's task id refused everywhere.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { structured } from './support/mcp-clients.ts';
+import { startTestStack, type TestStack } from './support/stack.ts';
+import { eventually } from './support/temporal.ts';
+
+const TOKENS = { alice: 'alice-legacy-tasks-0123456789abcd', bob: 'bob-legacy-tasks-0123456789abcdef' };
+let stack: TestStack;
+
+before(async () => {
+  stack = await startTestStack('legacy-tasks', {
+    waitBudgetMs: 500,
+    env: { MCP_AUTH_TOKENS: `alice:${TOKENS.alice},bob:${TOKENS.bob}` },
+  });
+});
+
+after(async () => {
+  await stack?.close();
+});
+
+async function connect(principal: keyof typeof TOKENS): Promise<V1Client> {
+  const client = new V1Client({ name: 'gateway-test-v1-tasks', version: '1.0.0' });
+  const headers = { authorization: `Bearer ${TOKENS[principal]}` };
+  await client.connect(new V1Transport(stack.gateway.url, { requestInit: { headers } }));
+  return client;
+}
+
+type Message = {
+  type: string;
+  task?: { taskId: string; status: string; statusMessage?: string };
+  result?: unknown;
+  error?: Error;
+};
+
+/** Every message of one task-augmented call, to its end. */
+async function follow(client: V1Client, args: Record<string, unknown>): Promise<Message[]> {
+  const messages: Message[] = [];
+  const stream = client.experimental.tasks.callToolStream(
+    { name: 'start_mining', arguments: args },
+    CallToolResultSchema,
+    { task: { ttl: 60_000 } },
+  );
+  for await (const message of stream) messages.push(message as Message);
+  return messages;
+}
+
+describe('a 2025-11-25 client with tasks (SDK v1 client.experimental.tasks)', () => {
+  test('initialize declares the tasks capability for tool calls; tools/list gives task support', async () => {
+    const client = await connect('alice');
+    try {
+      const tasks = (client.getServerCapabilities() as { tasks?: Record<string, unknown> }).tasks;
+      assert.deepEqual(tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
+      const { tools } = await client.listTools();
+      const mining = tools.find((tool) => tool.name === 'start_mining') as {
+        execution?: { taskSupport?: string };
+      };
+      assert.equal(mining?.execution?.taskSupport, 'optional');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a long run: a task at once, progress while it works, then its result', async () => {
+    const client = await connect('alice');
+    try {
+      const messages = await follow(client, { difficulty: 12, blocks: 6, data: 'legacy-long' });
+      const created = messages[0];
+      assert.equal(created?.type, 'taskCreated', JSON.stringify(messages[0]));
+      const statuses = messages.filter((m) => m.type === 'taskStatus').map((m) => m.task?.status);
+      assert.ok(statuses.includes('working'), `statuses: ${statuses}`);
+      assert.ok(
+        messages.some((m) => m.type === 'taskStatus' && /block/i.test(m.task?.statusMessage ?? '')),
+        'a status message tells the progress',
+      );
+      const last = messages.at(-1);
+      assert.equal(last?.type, 'result', JSON.stringify(last));
+      const content = structured(last?.result);
+      assert.equal(content.status, 'completed');
+      assert.equal(content.workflow_id, created?.task?.taskId);
+      const meta = ((last?.result ?? {}) as { _meta?: Record<string, { taskId: string }> })._meta;
+      assert.equal(meta?.['io.modelcontextprotocol/related-task']?.taskId, created?.task?.taskId);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a run asking for input: tasks/result names the respond companion; answered, the task completes', async () => {
+    const client = await connect('alice');
+    try {
+      const messages = await follow(client, {
+        difficulty: 4,
+        blocks: 1,
+        require_approval: true,
+        data: 'legacy-input',
+      });
+      const taskId = String(messages[0]?.task?.taskId);
+      const last = messages.at(-1);
+      assert.equal(last?.type, 'result');
+      const asking = structured(last?.result);
+      assert.equal(asking.status, 'input_required', JSON.stringify(asking));
+      assert.match(JSON.stringify(last?.result), /respond_to_mining/);
+      const requests = asking.input_requests as Record<string, unknown>;
+      const [key] = Object.keys(requests);
+      await client.callTool({
+        name: 'respond_to_mining',
+        arguments: { workflow_id: taskId, key: String(key), action: 'accept', content: { approve: true } },
+      });
+      const done = await pollTask(client, taskId, (status) => status === 'completed');
+      assert.equal(done.status, 'completed');
+      const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+      assert.equal(structured(result).status, 'completed');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('tasks/cancel: the run is cancelled; tasks/list has the caller tasks only; another principal is refused', async () => {
+    const alice = await connect('alice');
+    const bob = await connect('bob');
+    try {
+      const created = await alice.experimental.tasks
+        .callToolStream(
+          {
+            name: 'start_mining',
+            arguments: { difficulty: 4, blocks: 1, require_approval: true, data: 'legacy-cancel' },
+          },
+          CallToolResultSchema,
+          { task: { ttl: 60_000 } },
+        )
+        .next();
+      const taskId = String((created.value as Message).task?.taskId);
+      for (const attempt of [
+        () => bob.experimental.tasks.getTask(taskId),
+        () => bob.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),
+        () => bob.experimental.tasks.cancelTask(taskId),
+      ])
+        await assert.rejects(attempt(), (err: { code?: number }) => err.code === -32602);
+      const cancelled = await alice.experimental.tasks.cancelTask(taskId);
+      assert.equal(cancelled.status, 'cancelled');
+      const described = await stack.temporal.client.workflow.getHandle(taskId).describe();
+      assert.equal(described.status.name, 'CANCELLED');
+      const listed = await pollList(alice, taskId);
+      assert.equal(listed.find((task) => task.taskId === taskId)?.status, 'cancelled');
+      const bobs = await bob.experimental.tasks.listTasks();
+      assert.ok(!bobs.tasks.some((task) => task.taskId === taskId), "bob's list never has alice's task");
+    } finally {
+      await alice.close();
+      await bob.close();
+    }
+  });
+});
+
+function pollTask(client: V1Client, taskId: string, until: (status: string) => boolean) {
+  return eventually(
+    async () => {
+      const task = await client.experimental.tasks.getTask(taskId);
+      return until(task.status) ? task : undefined;
+    },
+    30_000,
+    `task ${taskId} to reach the status`,
+  );
+}
+
+function pollList(client: V1Client, taskId: string) {
+  return eventually(
+    async () => {
+      const { tasks } = await client.experimental.tasks.listTasks();
+      return tasks.find((task) => task.taskId === taskId)?.status === 'cancelled' ? tasks : undefined;
+    },
+    20_000,
+    `task ${taskId} to be listed as cancelled`,
+  );
+}
