@@ -5,8 +5,15 @@
 # was installed from, and installs again only when that file changed.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-VENV="$ROOT/.venv-test"
-REQS="$ROOT/test/fixtures/python/requirements.txt"
+# `mcp1` makes .venv-mcp1 from requirements-mcp1.txt instead: the Python SDK 1.x (the 2025-11-25
+# revision's tasks), which cannot install beside the 2.x of the main environment.
+NAME="${1:-test}"
+case "$NAME" in
+  test) REQS="$ROOT/test/fixtures/python/requirements.txt" ;;
+  mcp1) REQS="$ROOT/test/fixtures/python/requirements-mcp1.txt" ;;
+  *) echo "usage: $0 [test|mcp1]" >&2; exit 2 ;;
+esac
+VENV="$ROOT/.venv-$NAME"
 PY="$VENV/bin/python"
 STAMP="$VENV/.requirements.sha256"
 

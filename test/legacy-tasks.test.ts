@@ -1,10 +1,14 @@
 // The 2025-11-25 revision's tasks (SEP-1686) for that revision's clients, driven end to end with the
-// MCP TypeScript SDK v1 (1.32.2, pinned) and its `client.experimental.tasks`, against the real stack
+// MCP TypeScript SDK v1 (1.32.2, pinned) and its `client.experimental.tasks`, and with the Python MCP
+// SDK 1.27.2's `session.experimental` (its own venv, .venv-mcp1), against the real stack
 // (Temporal dev server, the mining worker, the gateway): a long run followed to its result with its
 // progress in tasks/get, a run asking for input answered through its respond companion, a
 // cancellation, the caller's own tasks listed, and another principal's task id refused everywhere.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -179,3 +183,57 @@ function pollList(client: V1Client, taskId: string) {
     `task ${taskId} to be listed as cancelled`,
   );
 }
+
+const PYTHON_CLIENT = fileURLToPath(
+  new URL('./fixtures/python/clients/mcp1_tasks_client.py', import.meta.url),
+);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The python of .venv-mcp1 (made by the setup script when missing: about 15 s). */
+async function mcp1Python(): Promise<string> {
+  const { stdout } = await promisify(execFile)('bash', ['scripts/python-test-env.sh', 'mcp1'], {
+    cwd: ROOT,
+    timeout: 300_000,
+  });
+  return stdout.trim().split('\n').at(-1) ?? '';
+}
+
+describe('a 2025-11-25 client with tasks (Python SDK 1.27.2 session.experimental)', () => {
+  test('a long run, input answered, a cancellation, the caller list; another principal refused', async () => {
+    const plan = {
+      url: stack.gateway.url.href,
+      owner: TOKENS.alice,
+      other: TOKENS.bob,
+      long: { difficulty: 12, blocks: 6, data: 'python-long' },
+      approval: { difficulty: 4, blocks: 1, require_approval: true, data: 'python-input' },
+    };
+    const { stdout } = await promisify(execFile)(await mcp1Python(), [PYTHON_CLIENT, JSON.stringify(plan)], {
+      timeout: 120_000,
+    });
+    const seen = JSON.parse(stdout);
+    assert.equal(seen.version, '1.27.2');
+    const { owner, other } = seen;
+    assert.deepEqual(owner.capabilities, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    assert.ok(
+      owner.long.statuses.some((s: { status: string }) => s.status === 'working'),
+      JSON.stringify(owner.long),
+    );
+    assert.equal(owner.long.statuses.at(-1).status, 'completed');
+    assert.equal(owner.long.result.status, 'completed');
+    assert.deepEqual(owner.long.related, { taskId: owner.long.task_id });
+    assert.equal(owner.input.statuses.at(-1).status, 'input_required');
+    assert.equal(owner.input.asked, 'input_required');
+    assert.equal(owner.input.after.status, 'completed');
+    assert.equal(owner.cancel.status, 'cancelled');
+    for (const id of [owner.long.task_id, owner.input.task_id, owner.cancel.task_id])
+      assert.ok(owner.listed.includes(id), `listed: ${owner.listed}`);
+    assert.ok(
+      Object.values(other.refusals).every((code) => code === -32602),
+      JSON.stringify(other.refusals),
+    );
+    assert.ok(
+      !other.listed.some((id: string) => owner.listed.includes(id)),
+      "bob's list never has alice's tasks",
+    );
+  });
+});
