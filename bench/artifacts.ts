@@ -16,7 +16,7 @@ import { compiledGateway } from '../test/support/gateway-process.ts';
 import { startGateway, type TestGateway } from '../test/support/gateway-server.ts';
 import { framedHeaders, framedRequest, PLAIN_CLIENT, TASKS_CLIENT } from '../test/support/mcp-http.ts';
 import { eventually, startTestTemporal } from '../test/support/temporal.ts';
-import { LATENCY_HEADER, latencyRow, table } from './report.ts';
+import { LATENCY_HEADER, latencyRow, table } from './report-table.ts';
 import { type RssReport, RssSampler } from './rss-sampler.ts';
 import { startGatewayProcess } from './stack.ts';
 import { type Distribution, distribution, timed } from './stats.ts';

@@ -16,7 +16,7 @@ import { EncryptionCodec } from '../common/payload-codec.ts';
 import { compiledGateway } from '../test/support/gateway-process.ts';
 import { startTestTemporal } from '../test/support/temporal.ts';
 import { createTask, getTask } from './overhead.ts';
-import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report.ts';
+import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report-table.ts';
 import { startGatewayProcess, startParkedWorker } from './stack.ts';
 import { type Distribution, distribution, timed } from './stats.ts';
 import { withSection } from './tracing-report.ts';

@@ -1,151 +1,89 @@
-// The bench run's results as Markdown tables: a summary of ratios against the targets, then the
-// figures behind each part. Printed, and written to docs/benchmarks.md.
+// The bench run's results as Markdown: a summary of ratios against the targets, then the figures
+// behind each part, written to docs/benchmarks.md after every part (bench/run.ts). A part not run
+// yet is marked pending; a part that threw says so, with its error, and the rest is kept.
 import type { CompletionNoticeResult } from './completion-notice.ts';
+import { type LoadResult, type LoadSettings, loadProblems, renderLoad } from './load-outcomes.ts';
 import { type Machine, machineLine } from './machine.ts';
 import type { OAuthSideResult } from './oauth-side-by-side.ts';
 import type { OverheadResult } from './overhead.ts';
-import type { SideResult } from './peer-side-by-side.ts';
 import type { PushResult } from './push.ts';
+import {
+  NOTICE_HEADING,
+  noticeSection,
+  OVERHEAD_HEADING,
+  overheadSection,
+  overheadSummaryRows,
+  PEER_HEADING,
+  type PeerResult,
+  PUSH_HEADING,
+  peerSection,
+  peerSummaryRows,
+  pushSection,
+  pushSummaryRows,
+  SCALE_HEADING,
+  scaleSections,
+  scaleSummaryRows,
+} from './report-parts.ts';
+import { LATENCY_HEADER, latencyRow, type Row, ratioRow, table, verdict } from './report-table.ts';
 import type { ScaleResult } from './scale.ts';
-import { type Distribution, ms, ratio } from './stats.ts';
+import { ms, ratio } from './stats.ts';
+import { TRACING_HEADING, tracingSection } from './tracing-report.ts';
+import type { TracingSideResult } from './tracing-side-by-side.ts';
 
 export interface BenchResults {
   machine: Machine;
   settings: Record<string, string | number>;
   overhead?: OverheadResult;
   notice?: CompletionNoticeResult;
-  peer?: { sides: SideResult[] } | { unavailable: string };
+  peer?: PeerResult;
   scale?: ScaleResult[];
   push?: PushResult;
   miner?: { output: string } | { unavailable: string };
-  /** The load run's table (bench/load.ts). */
-  load?: string;
+  load?: { options: LoadSettings; result: LoadResult };
   oauth?: OAuthSideResult;
+  tracing?: TracingSideResult;
+  /** Parts that threw, with the error: their sections say so (with what they measured before it). */
+  failed?: Partial<Record<PartKey, string>>;
+  /** Set once the run is over; until then the report is a partial one. */
   seconds?: number;
+  /** The signal that stopped the run before its end, if one did. */
+  stoppedBy?: string;
 }
 
-export type Row = (string | number)[];
-
-export function table(header: string[], rows: Row[]): string {
-  const line = (cells: Row) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
-}
-
-const verdict = (met: boolean) => (met ? 'met' : '**missed**');
-
-export function latencyRow(name: string, d: Distribution): Row {
-  return [name, d.n, ms(d.p50), ms(d.p99), ms(d.mean), ms(d.max)];
-}
-
-export const LATENCY_HEADER = ['', 'n', 'p50', 'p99', 'mean', 'max'];
-
-/** `a` over `b` at p50 and at p99. */
-export function ratioRow(name: string, a: Distribution, b: Distribution): Row {
-  return [name, ratio(a.p50 / b.p50), ratio(a.p99 / b.p99)];
-}
+export type PartKey =
+  | 'overhead'
+  | 'notice'
+  | 'peer'
+  | 'scale'
+  | 'miner'
+  | 'load'
+  | 'push'
+  | 'oauth'
+  | 'tracing';
 
 function summaryRows(r: BenchResults): Row[] {
   const rows: Row[] = [];
-  const o = r.overhead;
-  if (o) {
-    for (const q of ['p50', 'p99'] as const) {
-      const create = o.createViaGateway[q] / o.rawStart[q];
-      rows.push([
-        `tools/call → CreateTaskResult vs workflow.start, ${q}`,
-        ratio(create),
-        '≤ 1.25x',
-        verdict(create <= 1.25),
-      ]);
-    }
-    for (const q of ['p50', 'p99'] as const) {
-      const get = o.getViaGateway[q] / o.rawDescribe[q];
-      const target = q === 'p50' ? 1.15 : 1.25;
-      rows.push([`tasks/get vs describe, ${q}`, ratio(get), `≤ ${target}x`, verdict(get <= target)]);
-    }
-    const { describe, query } = o.callsPerPoll;
-    rows.push([
-      'Temporal calls per tasks/get (describe + query)',
-      `${(describe + query).toFixed(2)} (${describe.toFixed(2)} + ${query.toFixed(2)})`,
-      '1',
-      verdict(Math.abs(describe + query - 1) < 0.005),
-    ]);
-    const floor = o.bareProxyStart.p50 / o.rawStart.p50;
-    rows.push(['floor: a bare HTTP proxy process vs workflow.start, p50', ratio(floor), '—', 'context']);
-  }
+  if (r.overhead) rows.push(...overheadSummaryRows(r.overhead));
   if (r.notice) {
     const p99 = r.notice.notice.p99;
     rows.push(['completion notice (answer − close time), p99', ms(p99), '≤ 100 ms', verdict(p99 <= 100)]);
   }
-  if (r.peer && 'sides' in r.peer) {
-    const [gateway, peer] = r.peer.sides;
-    if (gateway && peer) {
-      rows.push([
-        `tasks/get throughput, 100 running tasks: gateway / ${peer.name}`,
-        ratio(gateway.getsPerSecond / peer.getsPerSecond),
-        'side by side',
-        '—',
-      ]);
-    }
-  } else if (r.peer) {
-    rows.push(['tasks/get throughput vs fastmcp-tasks', 'not measured', 'side by side', r.peer.unavailable]);
-  }
+  if (r.peer) rows.push(...peerSummaryRows(r.peer));
   if (r.push) rows.push(...pushSummaryRows(r.push));
   if (r.oauth) rows.push(...oauthSummaryRows(r.oauth));
-  for (const [i, scale] of (r.scale ?? []).entries()) {
-    const errors = scale.phases.reduce((n, p) => n + p.errors, 0);
-    const peak = Math.max(scale.rss.peakSampledMb, scale.rss.highWaterMb);
-    const how = i === 0 ? '' : `, ${scale.variant}`;
-    rows.push([`${scale.tasks} running tasks: errors${how}`, errors, '0', verdict(errors === 0)]);
-    rows.push([`peak gateway RSS${how}`, `${peak.toFixed(0)} MB`, '≤ 150 MB', verdict(peak <= 150)]);
-  }
-  return rows;
+  rows.push(...scaleSummaryRows(r.scale ?? []));
+  if (r.load) rows.push(loadSummaryRow(r.load.options, r.load.result));
+  return [...rows, ...partStatusRows(r)];
 }
 
-function overheadSection(o: OverheadResult): string {
+function loadSummaryRow(options: LoadSettings, result: LoadResult): Row {
+  const problems = loadProblems(result);
   return [
-    '## 1. Gateway overhead over raw Temporal',
-    '',
-    'One call at a time, the sides in rotating order on every round. The gateway runs as its own process,',
-    'compiled and with its Node.js flags as the container runs it (wait budget 0, so `tools/call` answers',
-    'with a task at once); the raw side is a Temporal client in the bench process, starting runs with the',
-    "same memo, search attributes and Web UI text as the gateway's. The target compares the gateway with",
-    'the Temporal calls a task handle and a poll stand for (a start; a describe: the mining run publishes',
-    'its progress to its memo, so a poll asks no worker). The gateway counts its own Temporal calls: per',
-    `\`tasks/get\`, ${o.callsPerPoll.describe.toFixed(2)} describe(s) and ${o.callsPerPoll.query.toFixed(2)} progress queries in this run.`,
-    'Every other round, breakdown sides: a start followed by a describe (what a handle would cost if the',
-    'gateway had to look the run up); the same start through a bare HTTP proxy process (bench/bare-proxy.ts:',
-    'plain node:http, no MCP, no checks, no logging), the floor any gateway process pays for its hop; and',
-    'a describe followed by the progress query: what a poll of a run that only answers the query costs.',
-    'A clock on the raw side stops when Temporal answers; on the gateway side the answer still has to',
-    'cross one more process while, on these same cores, the Temporal server and the worker take up the',
-    'run just started (its first workflow task).',
-    '',
-    table(LATENCY_HEADER, [
-      latencyRow('MCP `tools/call` → `CreateTaskResult` (HTTP)', o.createViaGateway),
-      latencyRow('Temporal `workflow.start`', o.rawStart),
-      latencyRow('HTTP → bare proxy process → `workflow.start`', o.bareProxyStart),
-      latencyRow('Temporal `workflow.start` + `describe`', o.rawStartDescribe),
-      latencyRow('MCP `tasks/get` (HTTP)', o.getViaGateway),
-      latencyRow('Temporal `describe`', o.rawDescribe),
-      latencyRow('Temporal `describe` + progress `query`', o.rawDescribeQuery),
-    ]),
-    '',
-    table(
-      ['ratio', 'p50', 'p99'],
-      [
-        ratioRow('tools/call / workflow.start', o.createViaGateway, o.rawStart),
-        ratioRow('bare proxy / workflow.start (the process hop)', o.bareProxyStart, o.rawStart),
-        ratioRow(
-          'tools/call / bare proxy (MCP and the gateway itself)',
-          o.createViaGateway,
-          o.bareProxyStart,
-        ),
-        ratioRow('tools/call / (start + describe)', o.createViaGateway, o.rawStartDescribe),
-        ratioRow('tasks/get / describe', o.getViaGateway, o.rawDescribe),
-        ratioRow('tasks/get / (describe + query)', o.getViaGateway, o.rawDescribeQuery),
-      ],
-    ),
-  ].join('\n');
+    `load, ${options.tasks} tasks from ${options.clients} clients: lost, ended otherwise, 5xx, temporal_unavailable`,
+    problems.length === 0 ? 'none' : problems.join('; '),
+    'none',
+    verdict(problems.length === 0),
+  ];
 }
 
 const OAUTH_TARGET = 1.05;
@@ -204,7 +142,12 @@ export function oauthSection(o: OAuthSideResult): string {
  */
 export function withOAuthSection(report: string, o: OAuthSideResult): string {
   const lines = report.replace(/\n+$/, '').split('\n');
-  const kept = lines.filter((line) => !line.startsWith('| tasks/get, OAuth access token vs static token'));
+  // Its rows, and the row a run that failed it (or had not got to it) left.
+  const kept = lines.filter(
+    (line) =>
+      !line.startsWith('| tasks/get, OAuth access token vs static token') &&
+      !line.startsWith(`| ${OAUTH_HEADING.replace(/^## \d+\. /, '')} |`),
+  );
   const summary = kept.indexOf('## Summary');
   if (summary >= 0) {
     let end = summary + 1;
@@ -220,142 +163,88 @@ export function withOAuthSection(report: string, o: OAuthSideResult): string {
   return `${before}\n\n${oauthSection(o)}${after}\n`;
 }
 
-function noticeSection(n: CompletionNoticeResult): string {
-  return [
-    '## 2. Completion notice',
-    '',
-    'Short chains (difficulty 8 to 16, 1 to 3 blocks) through `start_mining` on the mining worker, wait',
-    "budget 30 s: the inline answer's arrival at the client minus the run's `closeTime` from describe.",
-    '',
-    table(LATENCY_HEADER, [
-      latencyRow('answer arrival − workflow close time', n.notice),
-      latencyRow('whole `tools/call` round trip', n.roundTrip),
-    ]),
-  ].join('\n');
+const MINER_HEADING = '## 5. Miner';
+const LOAD_HEADING = '## 6. Load';
+
+interface Part {
+  key: PartKey;
+  heading: string;
+  /** The section, when the part measured something. */
+  section(r: BenchResults): string | undefined;
 }
 
-function peerSection(peer: NonNullable<BenchResults['peer']>): string {
-  const head = ['## 3. A peer side by side', ''];
-  if ('unavailable' in peer) return [...head, `Not measured: ${peer.unavailable}`].join('\n');
-  const [gateway, other] = peer.sides;
-  return [
-    ...head,
-    'Each server holds 100 running tasks of an equivalent tool (this gateway: mining runs parked on a',
-    'workflows-only worker; the peer: a task tool awaiting a long sleep), created with the same',
-    '`tools/call` requests side by side. Then the same closed-loop `tasks/get` load on each, windows',
-    'alternating.',
-    '',
-    table(
-      [
-        'server',
-        'tasks/get per s',
-        'tasks/get p50',
-        'tasks/get p99',
-        'errors',
-        'creation p50',
-        'creation p99',
-      ],
-      peer.sides.map((s) => [
-        s.name,
-        s.getsPerSecond.toFixed(0),
-        ms(s.getLatency.p50),
-        ms(s.getLatency.p99),
-        s.errors,
-        ms(s.creation.p50),
-        ms(s.creation.p99),
-      ]),
-    ),
-    '',
-    gateway && other
-      ? `Throughput ratio gateway / peer: **${ratio(gateway.getsPerSecond / other.getsPerSecond)}**; creation p50 ratio: ${ratio(gateway.creation.p50 / other.creation.p50)}.`
-      : '',
-    ...peer.sides.filter((s) => s.firstError).map((s) => `First error from ${s.name}: \`${s.firstError}\``),
-  ].join('\n');
+/** The parts in the order of their sections. */
+const PARTS: Part[] = [
+  { key: 'overhead', heading: OVERHEAD_HEADING, section: (r) => r.overhead && overheadSection(r.overhead) },
+  { key: 'notice', heading: NOTICE_HEADING, section: (r) => r.notice && noticeSection(r.notice) },
+  { key: 'peer', heading: PEER_HEADING, section: (r) => r.peer && peerSection(r.peer) },
+  {
+    key: 'scale',
+    heading: SCALE_HEADING,
+    section: (r) => (r.scale?.length ? scaleSections(r.scale) : undefined),
+  },
+  {
+    key: 'miner',
+    heading: MINER_HEADING,
+    section: ({ miner }) =>
+      miner &&
+      `${MINER_HEADING}\n\n${'unavailable' in miner ? `Not run: ${miner.unavailable}` : miner.output.trim()}`,
+  },
+  {
+    key: 'load',
+    heading: LOAD_HEADING,
+    section: ({ load }) => load && `${LOAD_HEADING}\n\n${renderLoad(load.options, load.result)}`,
+  },
+  { key: 'push', heading: PUSH_HEADING, section: (r) => r.push && pushSection(r.push) },
+  { key: 'oauth', heading: OAUTH_HEADING, section: (r) => r.oauth && oauthSection(r.oauth) },
+  { key: 'tracing', heading: TRACING_HEADING, section: (r) => r.tracing && tracingSection(r.tracing) },
+];
+
+const PENDING = 'Not measured yet (pending): the run had not got to this part when this file was written.';
+const NONE = 'Not measured: the run ended without a result for this part.';
+
+function partSection(part: Part, r: BenchResults): string {
+  const measured = part.section(r);
+  const error = r.failed?.[part.key];
+  if (error === undefined)
+    return measured ?? `${part.heading}\n\n${r.seconds === undefined ? PENDING : NONE}`;
+  return [measured ?? part.heading, '', '**Failed**, with this error:', '', '```', error.trim(), '```'].join(
+    '\n',
+  );
 }
 
-function scaleSection(s: ScaleResult): string {
-  return [
-    `### ${s.variant}`,
-    '',
-    '',
-    table(
-      ['phase', 'requests', 'errors', 'seconds', 'p50', 'p99'],
-      s.phases.map((p) => [
-        p.name,
-        p.requests,
-        p.errors,
-        p.seconds.toFixed(1),
-        ms(p.latency.p50),
-        ms(p.latency.p99),
-      ]),
-    ),
-    '',
-    `Gateway RSS: ${s.rss.startMb.toFixed(0)} MB before, peak ${s.rss.peakSampledMb.toFixed(0)} MB sampled ` +
-      `(VmHWM ${s.rss.highWaterMb.toFixed(0)} MB over the process's life), ${s.rss.endMb.toFixed(0)} MB after.`,
-    ...s.phases.filter((p) => p.firstError).map((p) => `First error in ${p.name}: \`${p.firstError}\``),
-  ].join('\n');
-}
-
-function pushSummaryRows(p: PushResult): Row[] {
-  const left = p.subscriptions.leftOpen;
-  return [
-    [
-      'completion notice by push (notification − close time), p99',
-      ms(p.push.p99),
-      '≤ 100 ms',
-      verdict(p.push.p99 <= 100),
-    ],
-    [`completion notice by polling every ${p.pollIntervalMs} ms, p99`, ms(p.poll.p99), 'side by side', '—'],
-    [
-      `${p.subscriptions.count} open subscriptions: gateway RSS`,
-      `${p.subscriptions.rssOpenMb.toFixed(0)} MB`,
-      'side by side',
-      '—',
-    ],
-    [
-      `${p.subscriptions.count} subscriptions closed: streams and long polls left open`,
-      left.watches + left.subscriptions,
-      '0',
-      verdict(left.watches + left.subscriptions === 0),
-    ],
-  ];
-}
-
-function pushSection(p: PushResult): string {
-  const s = p.subscriptions;
-  return [
-    '## 7. Push vs polling',
-    '',
-    'One gateway process (compiled, wait budget 0, so every call is a task), short chains (difficulty 14,',
-    '2 blocks) on the mining worker. Each round follows one task by push (`subscriptions/listen`) and one',
-    `by \`tasks/get\` at the advertised interval (${p.pollIntervalMs} ms), in rotating order. The notice is the`,
-    "arrival of the completed status minus the run's close time; Temporal calls are the gateway's own",
-    '(describe, query, result long poll), from its /metrics, per completed task.',
-    '',
-    table(LATENCY_HEADER, [
-      latencyRow('push: notifications/tasks completed − close time', p.push),
-      latencyRow(`poll: tasks/get every ${p.pollIntervalMs} ms, completed − close time`, p.poll),
-    ]),
-    '',
-    table(
-      ['', 'push', 'poll'],
-      [['Temporal calls per completed task', p.callsPerTask.push.toFixed(1), p.callsPerTask.poll.toFixed(1)]],
-    ),
-    '',
-    `Then ${s.count} subscriptions open at once on the parked gateway, one running task each: RSS`,
-    `${s.rssBeforeMb.toFixed(0)} MB before, ${s.rssOpenMb.toFixed(0)} MB with all open, ${s.rssAfterMb.toFixed(0)} MB`,
-    `after they closed; left open afterwards: ${s.leftOpen.subscriptions} streams, ${s.leftOpen.watches} Temporal long polls.`,
-  ].join('\n');
+/** A summary row for each part that failed, or (while the run goes on) is still to run. */
+function partStatusRows(r: BenchResults): Row[] {
+  return PARTS.flatMap((part): Row[] => {
+    const name = part.heading.replace(/^## \d+\. /, '');
+    const error = r.failed?.[part.key];
+    if (error !== undefined) {
+      const first = (error.trim().split('\n')[0] ?? '').replaceAll('|', '\\|').slice(0, 160);
+      return [[name, '**failed**', '—', first]];
+    }
+    if (r.seconds === undefined && part.section(r) === undefined)
+      return [[name, 'pending', '—', 'not measured yet']];
+    return [];
+  });
 }
 
 export function renderReport(r: BenchResults): string {
-  const parts = [
+  const done = PARTS.filter((part) => part.section(r) !== undefined || r.failed?.[part.key] !== undefined);
+  const parts = `${done.length} of ${PARTS.length} parts done`;
+  const when =
+    r.seconds !== undefined
+      ? `; took ${r.seconds.toFixed(0)} s`
+      : r.stoppedBy
+        ? `; stopped by ${r.stoppedBy} with ${parts}`
+        : `; in progress: ${parts} when this was written`;
+  return `${[
     '# Benchmarks',
     '',
-    'Generated by `npm run bench` (bench/run.ts). All traffic on loopback; a Temporal dev server',
-    '(SQLite), workers and the gateway on the same machine.',
+    'Generated by `npm run bench` (bench/run.ts), which writes this file again after every part: a part',
+    'not run yet is marked pending, one that failed says so with its error. All traffic on loopback; a',
+    'Temporal dev server (SQLite), workers and the gateway on the same machine.',
     '',
-    `Run: ${machineLine(r.machine)}${r.seconds ? `; took ${r.seconds.toFixed(0)} s` : ''}.`,
+    `Run: ${machineLine(r.machine)}${when}.`,
     `Settings: ${Object.entries(r.settings)
       .map(([k, v]) => `${k}=${v}`)
       .join(', ')}.`,
@@ -363,28 +252,6 @@ export function renderReport(r: BenchResults): string {
     '## Summary',
     '',
     table(['measure', 'result', 'target', ''], summaryRows(r)),
-  ];
-  if (r.overhead) parts.push('', overheadSection(r.overhead));
-  if (r.notice) parts.push('', noticeSection(r.notice));
-  if (r.peer) parts.push('', peerSection(r.peer));
-  if (r.scale?.length) {
-    const first = r.scale[0] as ScaleResult;
-    parts.push(
-      '',
-      `## 4. Scale: ${first.tasks} running tasks`,
-      '',
-      `The gateway as its own process (a fresh one per variant, wait budget 1 s), ${first.inFlight} requests`,
-      'in flight. Every task is created with `tools/call` and polled with `tasks/get` while all of them',
-      'run; the first variant then cancels every one with `tasks/cancel`. RSS from /proc/<pid>/status.',
-    );
-    for (const scale of r.scale) parts.push('', scaleSection(scale));
-  }
-  if (r.miner) {
-    parts.push('', '## 5. Miner', '');
-    parts.push('unavailable' in r.miner ? `Not run: ${r.miner.unavailable}` : r.miner.output.trim());
-  }
-  if (r.load) parts.push('', '## 6. Load', '', r.load);
-  if (r.push) parts.push('', pushSection(r.push));
-  if (r.oauth) parts.push('', oauthSection(r.oauth));
-  return `${parts.join('\n')}\n`;
+    ...PARTS.flatMap((part) => ['', partSection(part, r)]),
+  ].join('\n')}\n`;
 }

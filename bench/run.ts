@@ -1,41 +1,41 @@
 // `npm run bench`: the miner first, then one run that starts its own Temporal dev server, workers and
 // gateway processes and measures the gateway against raw Temporal, an OAuth access token against a
-// static token, the completion notice, a peer side by side and 1,000 running tasks, then the load run;
-// prints the tables and writes docs/benchmarks.md.
+// static token, tracing off against on, the completion notice, a peer side by side, push against
+// polling and 1,000 running tasks, then the load run; prints the tables and writes docs/benchmarks.md.
 //
-// Smaller, faster runs for trying things out: BENCH_QUICK=1 (writes no report). The OAuth part
-// alone: bench/oauth.ts.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+// The report is written again after every part (bench/part-runner.ts, bench/report-file.ts): parts
+// not run yet are marked pending; a part that throws is marked failed, with its error, and the next
+// part runs all the same. A SIGINT or SIGTERM (or a kill) leaves the parts measured so far in the
+// report. Exits 1 if a part failed.
+//
+// Smaller, faster runs for trying things out: BENCH_QUICK=1 (prints the report at the end and
+// writes none, unless BENCH_REPORT names a file). BENCH_REPORT=<file>: the report goes there instead
+// of docs/benchmarks.md. The OAuth part alone: bench/oauth.ts.
 import { fileURLToPath } from 'node:url';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
-import { compiledGateway, GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
-import { startTestTemporal } from '../test/support/temporal.ts';
+import { GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
 import { measureCompletionNotice } from './completion-notice.ts';
-import { renderLoad, runLoad } from './load.ts';
+import { runLoad } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { runMinerStep } from './miner-step.ts';
 import { measureOAuthSideBySide } from './oauth-side-by-side.ts';
 import { measureOverhead } from './overhead.ts';
+import { PartRunner } from './part-runner.ts';
 import { startPeer } from './peer/fastmcp-tasks-peer.ts';
 import { measureSideBySide } from './peer-side-by-side.ts';
 import { measurePush } from './push.ts';
-import { type BenchResults, renderReport } from './report.ts';
+import { type BenchResults, type PartKey, renderReport } from './report.ts';
+import { writeReport } from './report-file.ts';
+import { MINING_QUEUE, PARKED_QUEUE, type RunStack, startRunStack } from './run-stack.ts';
 import { measureScale } from './scale.ts';
-import {
-  BENCH_GATEWAY_ENV,
-  startBareProxy,
-  startGatewayProcess,
-  startMiningWorker,
-  startParkedWorker,
-} from './stack.ts';
-import { withTracingSection } from './tracing-report.ts';
-import { measureTracingSideBySide, type TracingSideResult } from './tracing-side-by-side.ts';
+import { BENCH_GATEWAY_ENV, startGatewayProcess } from './stack.ts';
+import { measureTracingSideBySide } from './tracing-side-by-side.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const REPORT_PATH = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-const PARKED_QUEUE = 'bench-parked';
-const MINING_QUEUE = 'bench-mining';
+const REPORT_PATH =
+  process.env.BENCH_REPORT || fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
+/** A quick run writes its report only where BENCH_REPORT says. */
+const WRITE = !QUICK || Boolean(process.env.BENCH_REPORT);
 const settings = {
   calls: QUICK ? 60 : 500,
   warmup: QUICK ? 10 : 20,
@@ -50,121 +50,146 @@ const settings = {
   pushRounds: QUICK ? 10 : 40,
   pushSubscriptions: 200,
 };
+const loadOptions = {
+  tasks: QUICK ? 40 : 200,
+  clients: QUICK ? 5 : 20,
+  difficulty: 18,
+  blocks: 3,
+  pollIntervalMs: 2_000,
+  deadlineMs: 10 * 60_000,
+};
+/** The parts measured against the run's own stack (bench/run-stack.ts), in the order they run. */
+const STACK_PARTS: PartKey[] = ['overhead', 'oauth', 'tracing', 'notice', 'peer', 'push', 'scale'];
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const began = performance.now();
 const results: BenchResults = { machine: describeMachine(), settings: { ...settings, ...BENCH_GATEWAY_ENV } };
+const save = () => {
+  if (!WRITE) return;
+  try {
+    writeReport(REPORT_PATH, renderReport(results));
+    log(`wrote ${REPORT_PATH}`);
+  } catch (err) {
+    log(`could not write ${REPORT_PATH}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+};
+const runner = new PartRunner(results, save, log);
 
 // The miner first, on a machine nothing else of the bench is using yet (its 2-core scaling is the
 // most sensitive figure to other load).
 if (QUICK) results.miner = { unavailable: 'skipped in a quick run' };
 else {
   log('5/5 miner: bench/miner.ts (first, on a quiet machine)');
-  results.miner = await runMinerStep(10 * 60_000);
+  await runner.run('miner', async () => {
+    results.miner = await runMinerStep(10 * 60_000);
+  });
 }
 
-let tracing: TracingSideResult | undefined;
-const temporal = await startTestTemporal();
-const children: { stop(): Promise<unknown> }[] = [];
-const started = <T extends { stop(): Promise<unknown> }>(child: T): T => {
-  children.push(child);
-  return child;
-};
-try {
-  log(
-    `Temporal dev server at ${temporal.server.address}; compiling the gateway, starting workers and gateways`,
+const stack = await startRunStack(log).catch((err: unknown) => {
+  const why = err instanceof Error ? err.message : String(err);
+  log(`the stack did not start: ${why}`);
+  runner.skip(
+    STACK_PARTS,
+    `not run: the bench's Temporal dev server, workers or gateways did not start: ${why}`,
   );
-  // Every gateway process runs as the container runs it: compiled, with its Node.js flags.
-  const gatewayArgs = await compiledGateway();
-  started(await startParkedWorker(temporal.server.address, PARKED_QUEUE));
-  started(await startMiningWorker(temporal.server.address, MINING_QUEUE, temporal.dataDir));
-  const taskGateway = started(
-    await startGatewayProcess({
-      temporalAddress: temporal.server.address,
-      taskQueue: PARKED_QUEUE,
-      waitBudgetMs: 0,
-      nodeArgs: gatewayArgs,
-    }),
-  );
-  const inlineGateway = started(
-    await startGatewayProcess({
-      temporalAddress: temporal.server.address,
-      taskQueue: MINING_QUEUE,
-      waitBudgetMs: 30_000,
-      nodeArgs: gatewayArgs,
-    }),
-  );
+  return undefined;
+});
+if (stack) {
+  runner.onStop(() => stack.stop());
+  try {
+    await stackParts(stack);
+  } finally {
+    await stack.stop().catch((err: unknown) => log(`stopping the stack: ${String(err)}`));
+  }
+}
 
-  const bareProxy = started(await startBareProxy(temporal.server.address, PARKED_QUEUE));
+log(`6/6 load: ${loadOptions.tasks} tasks from ${loadOptions.clients} clients (its own stack)`);
+await runner.run('load', async () => {
+  results.load = { options: loadOptions, result: await runLoad(loadOptions) };
+});
+results.seconds = (performance.now() - began) / 1000;
+save();
+process.stdout.write(`\n${renderReport(results)}`);
+if (!WRITE) log('quick run: docs/benchmarks.md left as it was');
+const failed = runner.failures;
+if (failed.length > 0) log(`FAILED parts: ${failed.join(', ')} (their sections say why)`);
+// Exits rather than waits: a part that failed half-way may have left a timer or a socket open.
+process.exit(failed.length > 0 ? 1 : 0);
 
+async function stackParts(stack: RunStack): Promise<void> {
+  const { temporal, gatewayArgs, taskGateway, inlineGateway, bareProxy } = stack;
+  const temporalAddress = temporal.server.address;
   log(`1/5 gateway overhead: ${settings.calls} calls per side after ${settings.warmup} warm-up rounds`);
-  results.overhead = await measureOverhead({
-    url: taskGateway.url,
-    bareProxy: bareProxy.url,
-    client: temporal.client,
-    taskQueue: PARKED_QUEUE,
-    calls: settings.calls,
-    warmup: settings.warmup,
+  await runner.run('overhead', async () => {
+    results.overhead = await measureOverhead({
+      url: taskGateway.url,
+      bareProxy: bareProxy.url,
+      client: temporal.client,
+      taskQueue: PARKED_QUEUE,
+      calls: settings.calls,
+      warmup: settings.warmup,
+    });
   });
-  await bareProxy.stop();
-
+  await bareProxy.stop().catch(() => {});
+  const side = { temporalAddress, taskQueue: PARKED_QUEUE, nodeArgs: gatewayArgs, warmup: settings.warmup };
   log(`OAuth: tasks/get with an access token vs a static token, ${settings.oauthCalls} calls per side`);
-  results.oauth = await measureOAuthSideBySide({
-    temporalAddress: temporal.server.address,
-    taskQueue: PARKED_QUEUE,
-    nodeArgs: gatewayArgs,
-    calls: settings.oauthCalls,
-    warmup: settings.warmup,
+  await runner.run('oauth', async () => {
+    results.oauth = await measureOAuthSideBySide({ ...side, calls: settings.oauthCalls });
   });
-
   log(`tracing: off vs on, ${settings.oauthCalls} calls per side`);
-  tracing = await measureTracingSideBySide({
-    temporalAddress: temporal.server.address,
-    taskQueue: PARKED_QUEUE,
-    nodeArgs: gatewayArgs,
-    calls: settings.oauthCalls,
-    warmup: settings.warmup,
+  await runner.run('tracing', async () => {
+    results.tracing = await measureTracingSideBySide({ ...side, calls: settings.oauthCalls });
   });
-
   log(`2/5 completion notice: ${settings.noticeRuns} short chains`);
-  results.notice = await measureCompletionNotice({
-    url: inlineGateway.url,
-    client: temporal.client,
-    runs: settings.noticeRuns,
-    warmup: 5,
+  await runner.run('notice', async () => {
+    results.notice = await measureCompletionNotice({
+      url: inlineGateway.url,
+      client: temporal.client,
+      runs: settings.noticeRuns,
+      warmup: 5,
+    });
   });
-  await inlineGateway.stop();
+  await inlineGateway.stop().catch(() => {});
+  await runner.run('peer', () => measurePeer(stack));
+  await runner.run('push', () => measurePushPart(stack));
+  await taskGateway.stop().catch(() => {});
+  await runner.run('scale', () => measureScales(stack));
+}
 
+async function measurePeer(stack: RunStack): Promise<void> {
   log('3/5 peer: installing fastmcp-tasks into a throwaway virtualenv, Redis from Debian');
   const peer = await startPeer();
-  if (peer.ok) {
-    started(peer.peer);
-    log(`3/5 peer: ${peer.peer.label}; ${settings.peerTasks} running tasks each`);
-    const sides = await measureSideBySide(
-      [
-        { name: 'this gateway', url: taskGateway.url },
-        { name: peer.peer.label, url: peer.peer.url },
-      ],
-      {
-        tasks: settings.peerTasks,
-        rounds: settings.peerRounds,
-        seconds: settings.peerSeconds,
-        concurrency: settings.peerConcurrency,
-      },
-    );
-    results.peer = { sides };
-    await peer.peer.stop();
-  } else {
+  if (!peer.ok) {
     log(`3/5 peer: not measured: ${peer.reason}`);
     results.peer = { unavailable: peer.reason };
+    return;
   }
+  stack.started(peer.peer);
+  log(`3/5 peer: ${peer.peer.label}; ${settings.peerTasks} running tasks each`);
+  const sides = await measureSideBySide(
+    [
+      { name: 'this gateway', url: stack.taskGateway.url },
+      { name: peer.peer.label, url: peer.peer.url },
+    ],
+    {
+      tasks: settings.peerTasks,
+      rounds: settings.peerRounds,
+      seconds: settings.peerSeconds,
+      concurrency: settings.peerConcurrency,
+    },
+  );
+  results.peer = { sides };
+  await peer.peer.stop();
+}
+
+async function measurePushPart(stack: RunStack): Promise<void> {
   log(`push: ${settings.pushRounds} tasks each way, then ${settings.pushSubscriptions} open subscriptions`);
-  const pushGateway = started(
+  const pushGateway = stack.started(
     await startGatewayProcess({
-      temporalAddress: temporal.server.address,
+      temporalAddress: stack.temporal.server.address,
       taskQueue: MINING_QUEUE,
       waitBudgetMs: 0,
-      nodeArgs: gatewayArgs,
+      nodeArgs: stack.gatewayArgs,
       // Push against polling at a fixed 2 s, as this part has always measured it; the adaptive
       // interval has its own bench (bench/adaptive-polling.ts).
       env: {
@@ -177,20 +202,22 @@ try {
   );
   results.push = await measurePush({
     url: pushGateway.url,
-    parkedUrl: taskGateway.url,
-    parkedGatewayPid: taskGateway.child.pid as number,
-    client: temporal.client,
+    parkedUrl: stack.taskGateway.url,
+    parkedGatewayPid: stack.taskGateway.child.pid as number,
+    client: stack.temporal.client,
     rounds: settings.pushRounds,
     subscriptions: settings.pushSubscriptions,
     pollIntervalMs: 2_000,
   });
   await pushGateway.stop();
-  await taskGateway.stop();
+}
 
+/** Both variants of the scale part; the report is saved after the first, too. */
+async function measureScales(stack: RunStack): Promise<void> {
   const variants = [
     {
       variant: `node ${GATEWAY_NODE_FLAGS.join(' ')} ${GATEWAY_BUNDLE} (compiled, as the container runs it)`,
-      nodeArgs: gatewayArgs,
+      nodeArgs: stack.gatewayArgs,
     },
     { variant: `node ${GATEWAY_UNDER_TSX.join(' ')} (npm run gateway)`, nodeArgs: GATEWAY_UNDER_TSX },
   ];
@@ -199,9 +226,9 @@ try {
     log(
       `4/5 scale: ${settings.scaleTasks} running tasks, ${settings.scaleInFlight} requests in flight; ${variant}`,
     );
-    const gateway = started(
+    const gateway = stack.started(
       await startGatewayProcess({
-        temporalAddress: temporal.server.address,
+        temporalAddress: stack.temporal.server.address,
         taskQueue: PARKED_QUEUE,
         waitBudgetMs: 1_000,
         nodeArgs,
@@ -218,30 +245,6 @@ try {
       }),
     );
     await gateway.stop();
+    if (i < variants.length - 1) save();
   }
-} finally {
-  for (const child of children.reverse()) await child.stop().catch(() => {});
-  await temporal.close();
-}
-
-const loadOptions = {
-  tasks: QUICK ? 40 : 200,
-  clients: QUICK ? 5 : 20,
-  difficulty: 18,
-  blocks: 3,
-  pollIntervalMs: 2_000,
-  deadlineMs: 10 * 60_000,
-};
-log(`6/6 load: ${loadOptions.tasks} tasks from ${loadOptions.clients} clients (its own stack)`);
-results.load = renderLoad(loadOptions, await runLoad(loadOptions));
-results.seconds = (performance.now() - began) / 1000;
-
-const rendered = renderReport(results);
-const report = tracing ? withTracingSection(rendered, tracing) : rendered;
-process.stdout.write(`\n${report}`);
-if (QUICK) log('quick run: docs/benchmarks.md left as it was');
-else {
-  mkdirSync(dirname(REPORT_PATH), { recursive: true });
-  writeFileSync(REPORT_PATH, report);
-  log(`wrote ${REPORT_PATH}`);
 }

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { compiledGateway } from '../test/support/gateway-process.ts';
 import { startTestTemporal } from '../test/support/temporal.ts';
 import { createTask } from './overhead.ts';
-import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report.ts';
+import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report-table.ts';
 import { startGatewayProcess, startParkedWorker } from './stack.ts';
 import { type Distribution, distribution, timed } from './stats.ts';
 import { withSection } from './tracing-report.ts';

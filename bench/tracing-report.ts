@@ -1,8 +1,8 @@
 // Part 9 of docs/benchmarks.md: tracing off vs on (bench/tracing-side-by-side.ts).
-import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report.ts';
+import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report-table.ts';
 import type { TracingSideResult } from './tracing-side-by-side.ts';
 
-const TRACING_HEADING = '## 9. Tracing off vs on';
+export const TRACING_HEADING = '## 9. Tracing off vs on';
 
 export function tracingSection(t: TracingSideResult): string {
   return [
@@ -37,10 +37,17 @@ export function withTracingSection(report: string, t: TracingSideResult): string
 
 /**
  * A report with `section` (starting with `heading`) put in: in place of an earlier one, where it
- * was, or at the end; the sections after it are kept.
+ * was, or at the end; the sections after it are kept, and the summary row marking it failed or
+ * pending is dropped.
  */
 export function withSection(report: string, heading: string, section: string): string {
-  const text = report.replace(/\n+$/, '');
+  // The summary row a bench run that failed this part (or had not got to it) left says so no more.
+  const status = `| ${heading.replace(/^## \d+\. /, '')} |`;
+  const text = report
+    .replace(/\n+$/, '')
+    .split('\n')
+    .filter((line) => !line.startsWith(status))
+    .join('\n');
   const start = text.indexOf(heading);
   const next = start < 0 ? -1 : text.indexOf('\n## ', start + heading.length);
   const before = start < 0 ? text : text.slice(0, start).replace(/\n+$/, '');
