@@ -6,7 +6,7 @@ export const DEFAULTS = {
   pollIntervalMs: 2_000,
   taskTtlMs: 24 * 60 * 60 * 1000,
   queryTimeoutMs: 1_500,
-  temporalTimeoutMs: 4_000,
+  temporalTimeoutMs: 10_000,
   readyTimeoutMs: 2_000,
   maxRunningTasks: 100,
   pollMinIntervalMs: 0,
