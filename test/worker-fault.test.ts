@@ -62,4 +62,33 @@ describe('worker crash mid-block', () => {
     );
     assert.ok(block.startNonce <= EXPECTED_NONCE);
   });
+
+  it('cancelled while its worker is dead: the run ends cancelled, not failed by the heartbeat timeout', async () => {
+    const env = { TEMPORAL_ADDRESS: temporal.server.address, TEMPORAL_TASK_QUEUE: TASK_QUEUE };
+    const first = startWorker(env);
+    workers.push(first);
+    await first.ready;
+    const handle = await temporal.client.workflow.start(MINE_CHAIN_WORKFLOW, {
+      taskQueue: TASK_QUEUE,
+      workflowId: `fault-cancel-${randomUUID()}`,
+      args: [INPUT],
+    });
+    await eventually(
+      async () =>
+        (latestHeartbeat(await handle.describe()) as { nonce?: number } | undefined)?.nonce
+          ? true
+          : undefined,
+      30_000,
+      'a heartbeat with progress',
+    );
+    await first.stop('SIGKILL');
+    await handle.cancel();
+    // Back before the block's 10 s heartbeat timeout, as a restarted worker would be.
+    const second = startWorker(env);
+    workers.push(second);
+    await second.ready;
+    await assert.rejects(handle.result());
+    const described = await handle.describe();
+    assert.equal(described.status.name, 'CANCELLED');
+  });
 });

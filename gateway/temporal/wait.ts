@@ -89,6 +89,17 @@ export function stateFromResultError(err: unknown): ExecutionState | undefined {
 
 // ---- waiting ----------------------------------------------------------------------------------------
 
+/** `work`, or a rejection with the signal's reason as soon as it aborts (`work` is then left to settle). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /** How a bounded wait ended: the run closed (with its state), or it is still running. */
 export type WaitResult = { kind: 'closed'; state: ExecutionState } | { kind: 'running' };
 
@@ -141,7 +152,9 @@ export class RunWaits {
     gone?.addEventListener('abort', onEnd, { once: true });
     interrupt?.addEventListener('abort', onEnd, { once: true });
     try {
-      const state = await outcomeOf(this.client, workflowId, budget.signal);
+      // Raced with the budget itself: a long poll whose connection Temporal dropped may not heed
+      // its abort, and the call must answer when its budget ends all the same.
+      const state = await untilAborted(outcomeOf(this.client, workflowId, budget.signal), budget.signal);
       ended('closed');
       return { kind: 'closed', state } as const;
     } catch (err) {
@@ -167,7 +180,7 @@ export class RunWaits {
     if (signal.aborted) return undefined;
     const done = countOpen(taskWatches);
     try {
-      return await outcomeOf(this.client, workflowId, signal);
+      return await untilAborted(outcomeOf(this.client, workflowId, signal), signal);
     } catch (err) {
       if (signal.aborted) return undefined;
       throw err;

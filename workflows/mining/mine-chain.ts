@@ -1,6 +1,12 @@
 // mineChain: mines `blocks` blocks one after another, each linked to the previous block's hash;
 // with requireApproval, then waits for a person's answer before publishing the chain.
-import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  CancellationScope,
+  CancelledFailure,
+  isCancellation,
+  proxyActivities,
+} from '@temporalio/workflow';
 import type * as activities from '../../activities/index.ts';
 import { McpTool, toolError } from '../mcp-tool.ts';
 import {
@@ -50,7 +56,18 @@ export async function mineChain(input: MineChainInput): Promise<ChainResult> {
     tool.report({
       message: `Mining block ${index + 1} of ${input.blocks} at difficulty ${input.difficulty}`,
     });
-    const block = await mineBlock({ previousHash, index, data: input.data, difficulty: input.difficulty });
+    const block = await mineBlock({
+      previousHash,
+      index,
+      data: input.data,
+      difficulty: input.difficulty,
+    }).catch((err: unknown) => {
+      // Cancelled while the block's worker was gone, the block ends by its heartbeat timeout: the
+      // run still ends cancelled, as it was asked to.
+      if (CancellationScope.current().consideredCancelled && !isCancellation(err))
+        throw new CancelledFailure('cancelled while the block had no worker', [], err as Error);
+      throw err;
+    });
     blocks.push(block);
     previousHash = block.hash;
     progress.blocksDone = blocks.length;
