@@ -237,7 +237,12 @@ describe('faults', () => {
       callTimes.push(Date.now() - sent);
       assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
       assert.match(answer.error?.message ?? '', /Temporal is unreachable/);
-      assert.deepEqual(answer.error?.data, { reason: 'temporal_unavailable' });
+      // Temporal down before the start: nothing was started, and the answer says so.
+      const data = answer.error?.data as { reason: string; started: boolean; workflowId: string };
+      assert.deepEqual(
+        [data.reason, data.started, typeof data.workflowId],
+        ['temporal_unavailable', false, 'string'],
+      );
     }
     assert.ok(Math.max(...callTimes) < 5_000, `tools/call took ${callTimes.join(', ')} ms`);
     let sent = Date.now();

@@ -221,9 +221,10 @@ describe('what the store folder may hold', () => {
     writeFileSync(join(dir, 'outside.bin'), Buffer.alloc(1024, 1));
     symlinkSync(join(dir, 'outside.bin'), join(folder, ids.out));
     const started = Date.now();
-    const answers = await Promise.all(
-      Object.values(ids).map((id) => read(`artifact://${run.taskId}/${id}`, as('alice'))),
-    );
+    // One after another: a principal's reads at once are capped (2 by default).
+    const answers = [];
+    for (const id of Object.values(ids))
+      answers.push(await read(`artifact://${run.taskId}/${id}`, as('alice')));
     assert.deepEqual(answers.map(reasonOf), [
       'artifact_unreadable',
       'artifact_unreadable',

@@ -75,7 +75,7 @@ describe('a 2025-11-25 client with tasks (SDK v1 client.experimental.tasks)', ()
   test('a long run: a task at once, progress while it works, then its result', async () => {
     const client = await connect('alice');
     try {
-      const messages = await follow(client, { difficulty: 12, blocks: 6, data: 'legacy-long' });
+      const messages = await follow(client, { difficulty: 22, blocks: 4, data: 'legacy-long' });
       const created = messages[0];
       assert.equal(created?.type, 'taskCreated', JSON.stringify(messages[0]));
       const statuses = messages.filter((m) => m.type === 'taskStatus').map((m) => m.task?.status);
@@ -204,7 +204,7 @@ describe('a 2025-11-25 client with tasks (Python SDK 1.27.2 session.experimental
       url: stack.gateway.url.href,
       owner: TOKENS.alice,
       other: TOKENS.bob,
-      long: { difficulty: 12, blocks: 6, data: 'python-long' },
+      long: { difficulty: 22, blocks: 4, data: 'python-long' },
       approval: { difficulty: 4, blocks: 1, require_approval: true, data: 'python-input' },
     };
     const { stdout } = await promisify(execFile)(await mcp1Python(), [PYTHON_CLIENT, JSON.stringify(plan)], {

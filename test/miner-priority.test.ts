@@ -24,6 +24,8 @@ function threadNices(): Map<number, number> {
 test('the nonce threads run at MINER_NICE; the main thread keeps its own', async () => {
   const before = threadNices();
   const pool = new NoncePool(2);
+  // The pool's threads do not hold the process open (the worker's connection does): this test does.
+  const open = setInterval(() => {}, 1_000);
   try {
     const header = blockHeader({ previousHash: GENESIS_HASH, index: 0, data: 'nice', difficulty: 8 });
     // A search on both threads: each has started and set its priority once it answers.
@@ -38,6 +40,7 @@ test('the nonce threads run at MINER_NICE; the main thread keeps its own', async
     assert.equal(threadNices().get(process.pid), 0, 'the main thread is not lowered');
   } finally {
     await pool.close();
+    clearInterval(open);
   }
 });
 
