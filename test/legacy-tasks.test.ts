@@ -2,8 +2,9 @@
 // MCP TypeScript SDK v1 (1.32.2, pinned) and its `client.experimental.tasks`, and with the Python MCP
 // SDK 1.27.2's `session.experimental` (its own venv, .venv-mcp1), against the real stack
 // (Temporal dev server, the mining worker, the gateway): a long run followed to its result with its
-// progress in tasks/get, a run asking for input answered through its respond companion, a
-// cancellation, the caller's own tasks listed, and another principal's task id refused everywhere.
+// progress in tasks/get, a run asking for input answered on the tasks/result stream (an elicitation
+// request there, its status pushed) or, by a client that cannot answer it, through the respond
+// companion; a cancellation, the caller's own tasks listed, and another principal refused everywhere.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
@@ -11,7 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  TaskStatusNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { inputRequestId } from '../gateway/mcp/legacy-task-input.ts';
 import { structured } from './support/mcp-clients.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
 import { eventually } from './support/temporal.ts';
@@ -30,8 +36,8 @@ after(async () => {
   await stack?.close();
 });
 
-async function connect(principal: keyof typeof TOKENS): Promise<V1Client> {
-  const client = new V1Client({ name: 'gateway-test-v1-tasks', version: '1.0.0' });
+async function connect(principal: keyof typeof TOKENS, capabilities = {}): Promise<V1Client> {
+  const client = new V1Client({ name: 'gateway-test-v1-tasks', version: '1.0.0' }, { capabilities });
   const headers = { authorization: `Bearer ${TOKENS[principal]}` };
   await client.connect(new V1Transport(stack.gateway.url, { requestInit: { headers } }));
   return client;
@@ -96,7 +102,45 @@ describe('a 2025-11-25 client with tasks (SDK v1 client.experimental.tasks)', ()
     }
   });
 
-  test('a run asking for input: tasks/result names the respond companion; answered, the task completes', async () => {
+  test('a run asking for input: its request comes on the tasks/result stream; answered there, the task completes', async () => {
+    const client = await connect('alice', { elicitation: { form: {} } });
+    const asked: { message: string; related?: unknown }[] = [];
+    const pushed: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      const { message, _meta } = request.params as { message: string; _meta?: Record<string, unknown> };
+      asked.push({ message, related: _meta?.['io.modelcontextprotocol/related-task'] });
+      return { action: 'accept', content: { approve: true, note: 'from the stream' } };
+    });
+    client.setNotificationHandler(TaskStatusNotificationSchema, (note) => {
+      pushed.push(note.params.status);
+    });
+    try {
+      const messages = await follow(client, {
+        difficulty: 4,
+        blocks: 1,
+        require_approval: true,
+        data: 'legacy-stream-input',
+      });
+      const taskId = String(messages[0]?.task?.taskId);
+      assert.equal(asked.length, 1, JSON.stringify(asked));
+      assert.match(String(asked[0]?.message), /publish/i);
+      assert.deepEqual(asked[0]?.related, { taskId });
+      const last = messages.at(-1);
+      assert.equal(last?.type, 'result', JSON.stringify(last));
+      const content = structured(last?.result);
+      assert.equal(content.status, 'completed', JSON.stringify(content));
+      assert.match(JSON.stringify(last?.result), /published to the ledger/);
+      assert.equal(pushed[0], 'input_required', `pushed: ${pushed}`);
+      assert.ok(pushed.includes('completed'), `pushed: ${pushed}`);
+      const history = await stack.temporal.client.workflow.getHandle(taskId).fetchHistory();
+      const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes);
+      assert.equal(signals.length, 1, 'the answer reached the run once');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a run asking for input of a client that cannot answer: tasks/result names the respond companion; answered, the task completes', async () => {
     const client = await connect('alice');
     try {
       const messages = await follow(client, {
@@ -123,6 +167,49 @@ describe('a 2025-11-25 client with tasks (SDK v1 client.experimental.tasks)', ()
       assert.equal(structured(result).status, 'completed');
     } finally {
       await client.close();
+    }
+  });
+
+  test("an answer POSTed by another principal for a task's input request changes nothing", async () => {
+    const alice = await connect('alice');
+    try {
+      const created = await alice.experimental.tasks
+        .callToolStream(
+          {
+            name: 'start_mining',
+            arguments: { difficulty: 4, blocks: 1, require_approval: true, data: 'legacy-foreign-answer' },
+          },
+          CallToolResultSchema,
+          { task: { ttl: 60_000 } },
+        )
+        .next();
+      const taskId = String((created.value as Message).task?.taskId);
+      await pollTask(alice, taskId, (status) => status === 'input_required');
+      const answer = (token: string, key: string) =>
+        fetch(stack.gateway.url, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: inputRequestId(taskId, key),
+            result: { action: 'accept', content: { approve: true } },
+          }),
+        });
+      const key = 'approve-publish-1'; // the mining run's first question
+      assert.equal((await answer(TOKENS.bob, key)).status, 202);
+      assert.equal((await alice.experimental.tasks.getTask(taskId)).status, 'input_required');
+      const history = await stack.temporal.client.workflow.getHandle(taskId).fetchHistory();
+      assert.ok(!(history.events ?? []).some((e) => e.workflowExecutionSignaledEventAttributes));
+      // The owner's own answer, on the same route, is taken.
+      assert.equal((await answer(TOKENS.alice, key)).status, 202);
+      assert.equal((await pollTask(alice, taskId, (status) => status === 'completed')).status, 'completed');
+    } finally {
+      await alice.close();
     }
   });
 
@@ -199,7 +286,7 @@ async function mcp1Python(): Promise<string> {
 }
 
 describe('a 2025-11-25 client with tasks (Python SDK 1.27.2 session.experimental)', () => {
-  test('a long run, input answered, a cancellation, the caller list; another principal refused', async () => {
+  test('a long run, input answered (companion, then on the stream), a cancellation, the caller list; another principal refused', async () => {
     const plan = {
       url: stack.gateway.url.href,
       owner: TOKENS.alice,
@@ -224,6 +311,11 @@ describe('a 2025-11-25 client with tasks (Python SDK 1.27.2 session.experimental
     assert.equal(owner.input.statuses.at(-1).status, 'input_required');
     assert.equal(owner.input.asked, 'input_required');
     assert.equal(owner.input.after.status, 'completed');
+    assert.equal(owner.stream.asked.length, 1, JSON.stringify(owner.stream));
+    assert.deepEqual(owner.stream.asked[0].related, { taskId: owner.stream.task_id });
+    assert.equal(owner.stream.status, 'completed', JSON.stringify(owner.stream));
+    assert.match(owner.stream.text, /published to the ledger/);
+    assert.equal(owner.stream.pushed[0], 'input_required', JSON.stringify(owner.stream.pushed));
     assert.equal(owner.cancel.status, 'cancelled');
     for (const id of [owner.long.task_id, owner.input.task_id, owner.cancel.task_id])
       assert.ok(owner.listed.includes(id), `listed: ${owner.listed}`);

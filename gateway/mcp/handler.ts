@@ -26,6 +26,7 @@ import {
   toProtocolError,
 } from './errors.ts';
 import { answerableRequests, type InputRounds, isRoundState, type RoundState } from './input-rounds.ts';
+import { deliverTaskInput, taskInputAnswer } from './legacy-task-input.ts';
 import { serveLegacyTasks } from './legacy-tasks.ts';
 import type { McpDeps, TaskRequest } from './method-context.ts';
 import { observeTaskRequest, observeToolCall } from './observe.ts';
@@ -128,6 +129,9 @@ export class McpHandler {
   fetch(mcpRequest: McpRequest): Promise<Response> {
     const { request, authInfo, parsedBody, envelope } = mcpRequest;
     if (envelope.listenTaskIds) return this.listen(mcpRequest);
+    // A 2025-11-25 client's answer to a task's input request: for the run, wherever it was asked.
+    const answer = taskInputAnswer(parsedBody);
+    if (answer) return deliverTaskInput(answer, callerFrom(authInfo), this.deps);
     return this.handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
   }
 
@@ -223,7 +227,7 @@ export class McpHandler {
       answer.then(done, done);
       return answer;
     });
-    if (era === 'legacy') serveLegacyTasks(server, caller, this.deps);
+    if (era === 'legacy') serveLegacyTasks(server, caller, this.deps, this.stopping.signal);
     else
       for (const [method, handle] of Object.entries(TASK_METHODS))
         this.serveTaskMethod(server, caller, method, handle);

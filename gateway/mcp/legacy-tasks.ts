@@ -1,14 +1,14 @@
 // The tasks of the 2025-11-25 revision (SEP-1686), served to that revision's clients on the same
-// runs, ids and ownership as the Tasks extension: tasks/get (one describe), tasks/result (waits for
-// the run, bounded by the tool's wait budget), tasks/list (the caller's runs from visibility, paged)
-// and tasks/cancel. A task asking for input answers tasks/result with the start/poll answer that
-// names its respond companion: this gateway keeps no stream open to carry the revision's own
-// elicitation through.
+// runs, ids and ownership as the Tasks extension: tasks/get (one describe), tasks/result (follows
+// the run on its stream, its input asked there: legacy-task-stream.ts), tasks/list (the caller's
+// runs from visibility, paged) and tasks/cancel. A task still asking for input when the stream ends
+// answers tasks/result with the start/poll answer that names its respond companion.
 import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { Caller } from '../temporal/run-memo.ts';
 import { INTERNAL_ERROR, invalidParams, taskNotFound, toProtocolError } from './errors.ts';
 import { legacyTask, legacyTaskOutcome, listedTask, RELATED_TASK } from './legacy-task-shapes.ts';
+import { followOnStream, type ResultStream, resultStream } from './legacy-task-stream.ts';
 import type { McpDeps } from './method-context.ts';
 import { observeTaskRequest } from './observe.ts';
 import { startPollAnswer } from './start-poll.ts';
@@ -21,7 +21,12 @@ const TASKS_PER_PAGE = 20;
 /** How long tasks/cancel waits for the run to end, so its answer can say `cancelled`. */
 const CANCEL_SETTLE_MS = 2_000;
 
-type Handle = (params: Record<string, unknown>, caller: Caller, deps: McpDeps) => Promise<object>;
+type Handle = (
+  params: Record<string, unknown>,
+  caller: Caller,
+  deps: McpDeps,
+  stream: ResultStream,
+) => Promise<object>;
 
 async function viewOf(taskId: string, caller: Caller, deps: McpDeps) {
   const { backend, catalog } = deps;
@@ -35,14 +40,11 @@ const get: Handle = async (params, caller, deps) => {
   return legacyTask(view, tool, deps.timing);
 };
 
-const result: Handle = async (params, caller, deps) => {
+const result: Handle = async (params, caller, deps, stream) => {
   const taskId = String(params.taskId);
-  let { view, tool } = await viewOf(taskId, caller, deps);
-  // Still working: wait for it, at most the tool's budget (a run asking for input is answered now).
-  if (detailedTask(view, tool, deps.timing).status === 'working') {
-    await deps.backend.waits.forResult(taskId, tool.waitBudgetMs);
-    ({ view, tool } = await viewOf(taskId, caller, deps));
-  }
+  const { view, tool } = await followOnStream(await viewOf(taskId, caller, deps), deps, stream, () =>
+    viewOf(taskId, caller, deps),
+  );
   const task = detailedTask(view, tool, deps.timing);
   const failure = (message: string, data: Record<string, unknown>) =>
     new ProtocolError(INTERNAL_ERROR, message, data);
@@ -84,15 +86,15 @@ const METHODS: [string, z.ZodType<Record<string, unknown>>, Handle][] = [
 ];
 
 /** Serves the revision's task methods on a server made for a 2025-era request. */
-export function serveLegacyTasks(server: Server, caller: Caller, deps: McpDeps): void {
+export function serveLegacyTasks(server: Server, caller: Caller, deps: McpDeps, stopping: AbortSignal): void {
   for (const [method, schema, handle] of METHODS) {
-    server.setRequestHandler(method, { params: z.looseObject({}) }, (raw) => {
+    server.setRequestHandler(method, { params: z.looseObject({}) }, (raw, ctx) => {
       const taskId = typeof raw.taskId === 'string' ? raw.taskId : undefined;
       return observeTaskRequest(method, taskId, async () => {
         const parsed = schema.safeParse(raw);
         if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
         try {
-          return (await handle(parsed.data, caller, deps)) as never;
+          return (await handle(parsed.data, caller, deps, resultStream(server, ctx, stopping))) as never;
         } catch (err) {
           throw toProtocolError(err);
         }
