@@ -19,7 +19,7 @@ import {
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { base64url, type JWTPayload, SignJWT } from 'jose';
 import { loadSettings } from '../gateway/settings/index.ts';
-import { SLOT_WORKFLOW_TYPE } from '../gateway/temporal/slots.ts';
+import { KEY_WORKFLOW_TYPE } from '../gateway/temporal/keyed-start.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';
@@ -173,7 +173,7 @@ const echo = (name: string, text: string, ms = 0) => ({ name, arguments: { text,
 /** Every tool run in the namespace (not the cap's slot holders), from Temporal's visibility store. */
 async function allRuns(): Promise<Set<string>> {
   const ids = new Set<string>();
-  const query = `WorkflowType != "${SLOT_WORKFLOW_TYPE}"`;
+  const query = `WorkflowType != "${KEY_WORKFLOW_TYPE}"`;
   for await (const run of temporal.client.workflow.list({ query })) ids.add(run.workflowId);
   return ids;
 }

@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_PRINCIPAL } from '../gateway/temporal/run-memo.ts';
-import { SLOT_WORKFLOW_TYPE } from '../gateway/temporal/slots.ts';
+import { KEY_WORKFLOW_TYPE } from '../gateway/temporal/keyed-start.ts';
 import { keyedTaskId } from '../gateway/temporal/task-ids.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
 import { startGateway, TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
@@ -72,7 +72,7 @@ after(async () => {
 
 /** Every tool run in the namespace (not the cap's slot holders), from Temporal's visibility store. */
 async function allRuns(query?: string): Promise<Set<string>> {
-  const runs = `WorkflowType != "${SLOT_WORKFLOW_TYPE}"${query ? ` AND (${query})` : ''}`;
+  const runs = `WorkflowType != "${KEY_WORKFLOW_TYPE}"${query ? ` AND (${query})` : ''}`;
   const ids = new Set<string>();
   for await (const run of temporal.client.workflow.list({ query: runs })) ids.add(run.workflowId);
   return ids;

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { miningTool } from '../catalog/mining/entry.ts';
 import { genericPresentation } from '../gateway/mcp/presentation.ts';
 import { requestOrigin } from '../gateway/mcp/tools-call.ts';
-import { runDetails } from '../gateway/temporal/start.ts';
+import { runDetails } from '../gateway/temporal/run-texts.ts';
 
 const noSession = { getClientVersion: () => undefined, getNegotiatedProtocolVersion: () => undefined };
 

@@ -1,21 +1,23 @@
-// The running-task cap's bookkeeping, against a real dev server: a slot kept for a wait is let go
-// however the wait ends, including a wait that never began (a budget of 0, a client already gone),
-// so a gateway's memory does not grow with every start; concurrent keyed starts of one run, through
-// two gateways, hold one slot (a holder the run does not name is freed); a slot that cannot be
-// looked at counts as taken, and no more.
+// The running-task cap against a real dev server: a task under the cap runs under one of its
+// principal's slot ids, so an ended task leaves nothing Running and its slot is taken again by the
+// next start; concurrent keyed starts of one run, through two gateways, answer one run and keep one
+// slot (the key's record names it; a run whose record lost is ended); a task whose slot a later task
+// holds is still found (its run among the slot's runs); a slot that cannot be looked at counts as
+// taken, and no more.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Client } from '@temporalio/client';
 import { TemporalBackend } from '../gateway/temporal/backend.ts';
 import { RunningTaskLimitError } from '../gateway/temporal/errors.ts';
-import { RUN_SLOT_MEMO, RunningTaskSlots } from '../gateway/temporal/slots.ts';
-import { keyedTaskId } from '../gateway/temporal/task-ids.ts';
+import { KEY_WORKFLOW_TYPE } from '../gateway/temporal/keyed-start.ts';
+import { RunningTaskSlots } from '../gateway/temporal/slots.ts';
+import { slotWorkflowId, taskSlot } from '../gateway/temporal/task-ids.ts';
 import { startGateway, TEST_SERVER_SECRET } from './support/gateway-server.ts';
 import { rpc, TASKS_CLIENT } from './support/mcp-http.ts';
-import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
+import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 
 let temporal: TestTemporal;
+const SECRET = Buffer.from(TEST_SERVER_SECRET);
 
 before(async () => {
   temporal = await startTestTemporal();
@@ -25,52 +27,67 @@ after(async () => {
   await temporal?.close();
 });
 
-test('starts whose wait returns at once keep no slot in memory', async () => {
-  const backend = new TemporalBackend(temporal.client, {
+function backendWith(limit: number): TemporalBackend {
+  return new TemporalBackend(temporal.client, {
     namespace: 'default',
     callTimeoutMs: 10_000,
     queryTimeoutMs: 1_000,
-    serverSecret: Buffer.from('running-slots-test-secret-0123456789abcdef'),
-    maxRunningTasks: 10,
+    serverSecret: SECRET,
+    maxRunningTasks: limit,
   });
-  // No worker polls this queue: the runs stay Running, as a long task does.
-  const tool = { name: 'idle', idPrefix: 'idle', workflow: 'idle', taskQueue: `nobody-${process.pid}` };
-  const gone = AbortSignal.abort();
-  for (let i = 0; i < 4; i++) {
-    const { workflowId } = await backend.starts.run(
-      { tool, input: {}, arguments: { i }, summary: `idle ${i}` },
-      { principal: 'p' },
-    );
-    const outcome =
-      i % 2 === 0
-        ? await backend.waits.forResult(workflowId, 0)
-        : await backend.waits.forResult(workflowId, 5_000, { gone });
-    assert.equal(outcome.kind, 'running');
-  }
-  assert.equal(backend.slots?.holding, 0);
+}
+
+/** A tool whose queue no worker polls: its runs stay Running, as a long task does. */
+function idleTool(name: string) {
+  return { name, idPrefix: name, workflow: 'idle', taskQueue: `nobody-${name}-${process.pid}` };
+}
+
+test('a task runs under a slot id; once it ends, nothing of the cap is running and its slot is taken again', async () => {
+  const backend = backendWith(1);
+  const tool = idleTool('single');
+  const caller = { principal: 'single' };
+  const first = await backend.starts.run({ tool, input: {}, arguments: { i: 1 }, summary: 'one' }, caller);
+  const slotId = slotWorkflowId(SECRET, 'single', 0);
+  assert.equal(taskSlot(first.workflowId), 0);
+  assert.deepEqual(first.run.workflowId, slotId);
+  await assert.rejects(
+    backend.starts.run({ tool, input: {}, arguments: { i: 2 }, summary: 'two' }, caller),
+    RunningTaskLimitError,
+  );
+  assert.ok(await backend.actions.cancel(first.workflowId, caller));
+  await temporal.client.workflow.getHandle(first.run.workflowId, first.run.runId).terminate('ended');
+  const running = await temporal.client.workflow.count(
+    `WorkflowId = "${slotId}" AND ExecutionStatus = "Running"`,
+  );
+  assert.equal(running.count, 0, 'nothing of the cap is left running');
+  // The refusal above is remembered for a second: the next start comes once it has passed.
+  const second = await eventually(
+    () =>
+      backend.starts
+        .run({ tool, input: {}, arguments: { i: 3 }, summary: 'three' }, caller)
+        .catch(() => undefined),
+    5_000,
+    'the slot to be taken again',
+    200,
+  );
+  assert.equal(second.run.workflowId, slotId);
+  assert.notEqual(second.workflowId, first.workflowId);
+  // The first task is found still, though a later task holds its slot: its run among the slot's runs.
+  const view = await eventually(
+    async () => {
+      const found = await backend.views.of(first.workflowId, caller);
+      return found?.state.status === 'failed' ? found : undefined;
+    },
+    10_000,
+    'the first task, ended, to be found',
+  );
+  assert.equal(view.run.runId, first.run.runId);
+  const secondView = await backend.views.of(second.workflowId, caller);
+  assert.equal(secondView?.state.status, 'running');
+  await temporal.client.workflow.getHandle(second.run.workflowId).terminate('done');
 });
 
-/** The workflow id of a principal's slot `index` (as slots.ts names it), to describe it directly. */
-function slotId(secret: string, principal: string, index: number): string {
-  const tag = createHmac('sha256', secret)
-    .update(`running-task-slot:${principal}`)
-    .digest('base64url')
-    .slice(0, 22);
-  return `mcp-slot-${tag}-${index}`;
-}
-
-/** The Running holders of a principal's slots, by the run each names (describes: strongly consistent). */
-async function runningHolders(secret: string, principal: string, limit: number): Promise<string[]> {
-  const runs: string[] = [];
-  for (let i = 0; i < limit; i++) {
-    const holder = temporal.client.workflow.getHandle(slotId(secret, principal, i));
-    const description = await holder.describe().catch(() => undefined);
-    if (description?.status.name === 'RUNNING') runs.push(String(description.memo?.run));
-  }
-  return runs;
-}
-
-test('concurrent keyed starts of one run through two gateways hold one slot', async () => {
+test('concurrent keyed starts of one run through two gateways answer one run and hold one slot', async () => {
   const token = 'keyed-token-0123456789abcdef';
   const env = { MCP_AUTH_TOKENS: `keyed:${token}`, MCP_MAX_RUNNING_TASKS: '3' };
   // No worker polls this queue: the runs stay Running.
@@ -92,14 +109,19 @@ test('concurrent keyed starts of one run through two gateways hold one slot', as
   try {
     const args = { difficulty: 1, blocks: 1, data: 'keyed', idempotency_key: 'order-1' };
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => call(i, args)));
-    const runId = keyedTaskId(
-      Buffer.from(TEST_SERVER_SECRET),
-      'keyed',
-      { name: 'start_mining', idPrefix: 'mine' },
-      'order-1',
+    const ids = new Set(answers.map((answer) => String(answer.result?.taskId)));
+    assert.equal(ids.size, 1, JSON.stringify(answers.map((a) => a.error ?? a.result?.taskId)));
+    const [taskId] = [...ids] as [string];
+    assert.notEqual(taskSlot(taskId), undefined, 'the keyed task names its slot');
+    const slots = [0, 1, 2].map((i) => slotWorkflowId(SECRET, 'keyed', i));
+    const running = await temporal.client.workflow.count(
+      `WorkflowId IN (${slots.map((id) => `"${id}"`).join(', ')}) AND ExecutionStatus = "Running"`,
     );
-    for (const answer of answers) assert.equal(answer.result?.taskId, runId, JSON.stringify(answer.error));
-    assert.deepEqual(await runningHolders(TEST_SERVER_SECRET, 'keyed', 3), [runId]);
+    assert.equal(running.count, 1, 'one run holds a slot');
+    const records = await temporal.client.workflow.count(`WorkflowType = "${KEY_WORKFLOW_TYPE}"`);
+    assert.equal(records.count, 1, 'one record of the key');
+    // The same key again answers the same run.
+    assert.equal((await call(3, args)).result?.taskId, taskId);
     // Two more runs fit under the cap of 3, and no third.
     const fresh = (i: number) => call(i, { difficulty: 1, blocks: 1, data: `fresh ${i}` });
     for (const i of [0, 1]) assert.ok((await fresh(i)).result?.taskId, `fresh start ${i} admitted`);
@@ -113,7 +135,7 @@ test('concurrent keyed starts of one run through two gateways hold one slot', as
 test('a slot whose look fails counts as taken: the start takes a free slot, or is refused at the cap', async () => {
   const failing = new Set<string>();
   const real = temporal.client.workflow;
-  // The client seam: describes of the holders in `failing` fail (gRPC INTERNAL); the rest is real.
+  // The client seam: describes of the slots in `failing` fail (gRPC INTERNAL); the rest is real.
   const workflow = new Proxy(real, {
     get(target, prop) {
       if (prop === 'getHandle') {
@@ -130,50 +152,27 @@ test('a slot whose look fails counts as taken: the start takes a free slot, or i
     },
   });
   const slots = new RunningTaskSlots({ workflow } as unknown as Client, {
-    serverSecret: Buffer.from(TEST_SERVER_SECRET),
+    serverSecret: SECRET,
     limit: 2,
     calls: { call: (fn) => fn() },
   });
   const taskQueue = `nobody-looks-${process.pid}`;
-  const start = (workflowId: string) =>
-    temporal.client.workflow.start('idle', { workflowId, taskQueue, args: [] });
-  const ended = `looks-ended-${process.pid}`;
-  const running = `looks-running-${process.pid}`;
-  await (await start(ended)).terminate('ended');
-  await start(running);
-  const slotOfEnded = await slots.take('looks', ended);
-  const slotOfRunning = await slots.take('looks', running);
-  failing.add(slotOfRunning.workflowId);
-  // Full: the ended run's slot is freed and taken, the one that cannot be looked at is left alone.
-  const taken = await slots.take('looks', `looks-next-${process.pid}`);
-  assert.equal(taken.workflowId, slotOfEnded.workflowId);
-  await assert.rejects(slots.take('looks', `looks-refused-${process.pid}`), RunningTaskLimitError);
-  assert.equal(
-    (await temporal.client.workflow.getHandle(slotOfRunning.workflowId).describe()).status.name,
-    'RUNNING',
-  );
-  await temporal.client.workflow.getHandle(running).terminate('done');
-});
-
-test('a holder of a running run that names another slot is freed when the principal looks full', async () => {
-  const slots = new RunningTaskSlots(temporal.client, {
-    serverSecret: Buffer.from(TEST_SERVER_SECRET),
-    limit: 2,
-    calls: { call: (fn) => fn() },
-  });
-  const run = `twice-${process.pid}`;
-  const its = await slots.take('twice', run);
-  await temporal.client.workflow.start('idle', {
-    workflowId: run,
-    taskQueue: `nobody-twice-${process.pid}`,
-    args: [],
-    memo: { [RUN_SLOT_MEMO]: its },
-  });
-  // A second start with the run's key, on another replica, took a slot too and never gave it back.
-  const stray = await slots.take('twice', run);
-  const next = await slots.take('twice', `twice-next-${process.pid}`);
-  assert.equal(next.workflowId, stray.workflowId);
-  const holders = await runningHolders(TEST_SERVER_SECRET, 'twice', 2);
-  assert.deepEqual(holders.sort(), [run, `twice-next-${process.pid}`].sort());
-  await temporal.client.workflow.getHandle(run).terminate('done');
+  const startIn = (_slot: number, workflowId: string) =>
+    temporal.client.workflow.start('idle', {
+      workflowId,
+      taskQueue,
+      args: [],
+      workflowIdConflictPolicy: 'FAIL',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
+  const one = await slots.start('looks', startIn);
+  const two = await slots.start('looks', startIn);
+  await one.terminate('ended');
+  failing.add(two.workflowId);
+  // Full at a glance: every slot is looked at; the ended one is taken, the one not looked at is left alone.
+  const three = await slots.start('looks', startIn);
+  assert.equal(three.workflowId, one.workflowId);
+  await assert.rejects(slots.start('looks', startIn), RunningTaskLimitError);
+  assert.equal((await temporal.client.workflow.getHandle(two.workflowId).describe()).status.name, 'RUNNING');
+  for (const handle of [two, three]) await handle.terminate('done');
 });

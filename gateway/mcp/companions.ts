@@ -5,6 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
+import type { RunRef } from '../temporal/run-state.ts';
 import type { CatalogTool } from './catalog.ts';
 import { cancelDescription, respondDescription, resultDescription } from './descriptions.ts';
 import { invalidParams } from './errors.ts';
@@ -110,11 +111,11 @@ class ToolRuns {
   }
 
   /** After an action: the result if the run closes within the budget, else its state now. */
-  async settle(id: string, call: ToolCall): Promise<CallToolResult> {
+  async settle(id: string, run: RunRef, call: ToolCall): Promise<CallToolResult> {
     const { backend, stopping } = this.deps;
     const budget = callBudget(this.tool, call, this.deps);
     const signals = { gone: call.ctx.mcpReq.signal, ...(stopping ? { interrupt: stopping } : {}) };
-    const outcome = await backend.waits.forResult(id, budget, signals);
+    const outcome = await backend.waits.forResult(run, budget, signals);
     if (outcome.kind === 'closed')
       return startPollAnswer({ workflowId: id, state: outcome.state }, this.tool, this.deps.timing);
     return this.answerNow(id, call);
@@ -152,10 +153,10 @@ function cancelTool(runs: ToolRuns): ToolDefinition {
     outputSchema: runs.outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async handler({ workflow_id }, call) {
-      if (!(await deps.backend.actions.cancel(workflow_id, call.caller, tool.idPrefix)))
-        return runs.notFound(workflow_id, call);
+      const run = await deps.backend.actions.cancel(workflow_id, call.caller, tool.idPrefix);
+      if (!run) return runs.notFound(workflow_id, call);
       // The run ends once the workflow notices (its activity in flight heartbeats): wait, bounded.
-      return runs.settle(workflow_id, call);
+      return runs.settle(workflow_id, run, call);
     },
   });
 }
@@ -182,14 +183,14 @@ function respondTool(runs: ToolRuns): ToolDefinition {
       }
       if (action === 'accept') checkFormContent(request, content);
       const responses = { [key]: { action, ...(content ? { content } : {}) } };
-      if (!(await deps.backend.actions.sendInput(workflow_id, call.caller, { signalName, responses })))
-        return runs.notFound(workflow_id, call);
+      const run = await deps.backend.actions.sendInput(workflow_id, call.caller, { signalName, responses });
+      if (!run) return runs.notFound(workflow_id, call);
       const after = await runs.now(workflow_id, call);
       if (!after) return runs.notFound(workflow_id, call);
       if (after.state.status !== 'running' || hasInputRequests(after.state))
         return startPollAnswer(after, tool, deps.timing);
       // Answered: the run goes on or wraps up now; answer with the result if it comes within the budget.
-      return runs.settle(workflow_id, call);
+      return runs.settle(workflow_id, run, call);
     },
   });
 }

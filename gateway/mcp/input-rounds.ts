@@ -8,6 +8,7 @@ import * as z from 'zod/v4';
 import type { InputRequest, InputResponse, InputResponses } from '../../workflows/mcp-contract.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
+import type { RunRef } from '../temporal/run-state.ts';
 import { SHUTDOWN, type WaitResult } from '../temporal/wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { invalidParams } from './errors.ts';
@@ -150,6 +151,8 @@ export type WaitEnd = WaitResult | { kind: 'input'; requests: Record<string, Inp
 export interface CallWait {
   tool: CatalogTool;
   workflowId: string;
+  /** The run in Temporal. */
+  run: RunRef;
   caller: Caller;
   budgetMs: number;
   /** The client left. */
@@ -177,7 +180,7 @@ export async function waitOrAsk(backend: TemporalBackend, wait: CallWait): Promi
   const watching = watchForInput(backend, wait, interrupt, (requests) => {
     asked = requests;
   }).catch(() => {}); // a failed look ends the looking, never the wait
-  const outcome = await backend.waits.forResult(workflowId, budgetMs, { gone, interrupt: interrupt.signal });
+  const outcome = await backend.waits.forResult(wait.run, budgetMs, { gone, interrupt: interrupt.signal });
   interrupt.abort();
   stopping?.removeEventListener('abort', stop);
   await watching;
@@ -226,16 +229,17 @@ export async function resumeRound(
   tool: CatalogTool,
   backend: TemporalBackend,
   call: { caller: Caller; rounds: InputRounds },
-): Promise<{ workflowId: string; round: number }> {
+): Promise<{ workflowId: string; run: RunRef; round: number }> {
   const { caller, rounds } = call;
   const resumes = rounds.resumes;
   if (!resumes) throw new Error('resume without a requestState');
   if (resumes.tool !== tool.name) throw invalidParams('requestState belongs to a call of another tool');
   const answers = await roundAnswers(backend, tool, caller, { ...rounds, resumes });
-  if (tool.inputSignal && Object.keys(answers).length > 0) {
-    const input = { signalName: tool.inputSignal, responses: answers, ...tool.progress };
-    if (!(await backend.actions.sendInput(resumes.workflowId, caller, input)))
-      throw invalidParams('requestState names a run that no longer exists');
-  }
-  return { workflowId: resumes.workflowId, round: resumes.round + 1 };
+  const input = { signalName: tool.inputSignal ?? '', responses: answers, ...tool.progress };
+  const run =
+    tool.inputSignal && Object.keys(answers).length > 0
+      ? await backend.actions.sendInput(resumes.workflowId, caller, input)
+      : (await backend.views.owned(resumes.workflowId, caller))?.run;
+  if (!run) throw invalidParams('requestState names a run that no longer exists');
+  return { workflowId: resumes.workflowId, run, round: resumes.round + 1 };
 }

@@ -113,7 +113,7 @@ async function follow(
     const remaining = deadline - Date.now();
     if (remaining <= 0 || stream.ended.aborted) return { view, tool };
     const next = LOOKS_MS[Math.min(pause, LOOKS_MS.length - 1)] as number;
-    await deps.backend.waits.forResult(task.taskId, Math.min(remaining, next), { gone: stream.ended });
+    await deps.backend.waits.forResult(view.run, Math.min(remaining, next), { gone: stream.ended });
     ({ view, tool } = await look());
   }
 }

@@ -72,8 +72,9 @@ const list: Handle = async (params, caller, deps) => {
 
 const cancel: Handle = async (params, caller, deps) => {
   const taskId = String(params.taskId);
-  if (!(await deps.backend.actions.cancel(taskId, caller))) throw taskNotFound();
-  await deps.backend.waits.forResult(taskId, CANCEL_SETTLE_MS);
+  const run = await deps.backend.actions.cancel(taskId, caller);
+  if (!run) throw taskNotFound();
+  await deps.backend.waits.forResult(run, CANCEL_SETTLE_MS);
   const { view, tool } = await viewOf(taskId, caller, deps);
   return legacyTask(view, tool, deps.timing);
 };

@@ -5,7 +5,7 @@
 import { recordPush, tracing } from '../shared/tracing.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
-import type { ExecutionState, ExecutionView } from '../temporal/run-state.ts';
+import type { ExecutionState, ExecutionView, RunRef } from '../temporal/run-state.ts';
 import type { Catalog } from './catalog.ts';
 import type { TaskTiming } from './start-poll.ts';
 import { type DetailedTask, detailedTask } from './task-shapes.ts';
@@ -106,9 +106,9 @@ export class TaskWatches {
   }
 
   /** The run's outcome the moment it closes; undefined when the long poll fails or is stopped. */
-  private closing(workflowId: string, signal: AbortSignal): Promise<{ state: ExecutionState } | undefined> {
+  private closing(run: RunRef, signal: AbortSignal): Promise<{ state: ExecutionState } | undefined> {
     return this.deps.backend.waits
-      .closed(workflowId, signal)
+      .closed(run, signal)
       .then((state) => (state ? { state } : undefined))
       .catch(() => undefined);
   }
@@ -132,10 +132,7 @@ export class TaskWatches {
       for (const push of watch.subscribers) push(task);
     };
     // A long poll that fails (Temporal unreachable for a while) leaves the interval to find the end.
-    let closing: Promise<{ state: ExecutionState } | undefined> | undefined = this.closing(
-      first.workflowId,
-      signal,
-    );
+    let closing: Promise<{ state: ExecutionState } | undefined> | undefined = this.closing(first.run, signal);
     closing.then((closed) => {
       if (!closed && !signal.aborted) closing = undefined;
     });

@@ -7,7 +7,7 @@ import type { CallToolResult, Server, ServerContext } from '@modelcontextprotoco
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { META } from '../shared/protocol.ts';
 import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
-import type { ExecutionView } from '../temporal/run-state.ts';
+import type { ExecutionView, RunRef } from '../temporal/run-state.ts';
 import type { CatalogTool } from './catalog.ts';
 import { startDescription } from './descriptions.ts';
 import {
@@ -138,6 +138,8 @@ export function requestOrigin(
 /** The run a call goes on with: started now (`createdAt`) or named by its requestState; `carried`: answers it brought. */
 interface CallRun {
   workflowId: string;
+  /** The run in Temporal. */
+  run: RunRef;
   createdAt?: Date;
   round: number;
   carried?: Record<string, unknown>;
@@ -180,11 +182,11 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
   const waiting =
     rounds && (tool.progressQuery || tool.progressForm === 'published') && tool.inputSignal
       ? waitOrAsk(deps.backend, {
-          ...{ tool, workflowId: run.workflowId, caller, budgetMs, gone, rounds },
+          ...{ tool, workflowId: run.workflowId, run: run.run, caller, budgetMs, gone, rounds },
           ...(stopping ? { stopping } : {}),
           ...(run.carried ? { carried: run.carried } : {}),
         })
-      : deps.backend.waits.forResult(run.workflowId, budgetMs, {
+      : deps.backend.waits.forResult(run.run, budgetMs, {
           gone,
           ...(stopping ? { interrupt: stopping } : {}),
         });
@@ -206,7 +208,7 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
       )
   ).catch((): WaitEnd => ({ kind: 'running' }));
   if (outcome.kind === 'closed') {
-    const closed = { workflowId: run.workflowId, state: outcome.state };
+    const closed = { workflowId: run.workflowId, run: run.run, state: outcome.state };
     // A 2025-11-25 task request gets its task whatever: its client follows the task to the result.
     if (call.legacyTasks && call.takesTasks) return stillRunning(tool, deps, call, { args, run, closed });
     return startPollAnswer(closed, tool, deps.timing);
@@ -243,6 +245,7 @@ async function begin(
   );
   return {
     workflowId: started.workflowId,
+    run: started.run,
     ...(started.createdAt ? { createdAt: started.createdAt } : {}),
     round: 1,
     ...(call.rounds?.responses ? { carried: call.rounds.responses } : {}),
@@ -271,6 +274,7 @@ async function stillRunning(
   const handle: ExecutionView = {
     ...{
       workflowId,
+      run: run.run,
       tool: tool.name,
       createdAt: at,
       lastUpdatedAt: closed ? new Date() : at,

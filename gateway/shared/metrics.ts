@@ -27,8 +27,6 @@ export type WaitOutcome = 'closed' | 'budget_spent' | 'caller_gone' | 'input_req
 export type TemporalOperation =
   | 'start'
   /** Taking and freeing a slot of the running-task cap (a holder run started or terminated). */
-  | 'slot-take'
-  | 'slot-release'
   | 'result-wait'
   | 'describe'
   | 'query'

@@ -4,6 +4,7 @@ import type { InputResponses } from '../../workflows/mcp-contract.ts';
 import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile } from './errors.ts';
 import type { Caller } from './run-memo.ts';
+import type { RunRef } from './run-state.ts';
 import type { ProgressSource, RunViews } from './view.ts';
 
 /**
@@ -22,29 +23,29 @@ export class RunActions {
   ) {}
 
   /**
-   * Requests cancellation; false when there is no such run for this caller (of the tool with
-   * `idPrefix`, when given). No-op once closed.
+   * Requests cancellation; the run, or undefined when there is no such run for this caller (of the
+   * tool with `idPrefix`, when given). No-op once closed.
    */
-  async cancel(workflowId: string, caller: Caller, idPrefix?: string): Promise<boolean> {
-    if (!this.views.owns(workflowId, caller, idPrefix)) return false;
+  async cancel(workflowId: string, caller: Caller, idPrefix?: string): Promise<RunRef | undefined> {
+    if (!this.views.owns(workflowId, caller, idPrefix)) return undefined;
     const found = await this.views.owned(workflowId, caller);
-    if (!found) return false;
-    if (found.description.status.name !== 'RUNNING') return true;
+    if (!found) return undefined;
+    if (found.description.status.name !== 'RUNNING') return found.run;
     try {
       await this.calls.call(() => found.handle.cancel());
     } catch (err) {
       if (!isClosedMeanwhile(err)) throw err;
     }
-    return true;
+    return found.run;
   }
 
-  /** Sends input responses on the tool's input signal; false when there is no such run for this caller. */
-  async sendInput(workflowId: string, caller: Caller, input: InputDelivery): Promise<boolean> {
-    if (!this.views.owns(workflowId, caller)) return false;
-    const early = this.views.earlyQuery(workflowId, input);
+  /** Sends input responses on the tool's input signal; the run, or undefined when there is no such run for this caller. */
+  async sendInput(workflowId: string, caller: Caller, input: InputDelivery): Promise<RunRef | undefined> {
+    if (!this.views.owns(workflowId, caller)) return undefined;
+    const early = this.views.earlyQuery(workflowId, caller, input);
     const found = await this.views.owned(workflowId, caller);
-    if (!found) return false;
-    if (found.description.status.name !== 'RUNNING') return true;
+    if (!found) return undefined;
+    if (found.description.status.name !== 'RUNNING') return found.run;
     let due = input.responses;
     const answer = await this.views.progressNow(found, input, early);
     // Keys the run does not ask for now (never asked, or answered before) never reach its history;
@@ -52,13 +53,13 @@ export class RunActions {
     if (answer && 'progress' in answer) {
       const outstanding = answer.progress.inputRequests ?? {};
       due = Object.fromEntries(Object.entries(due).filter(([key]) => Object.hasOwn(outstanding, key)));
-      if (Object.keys(due).length === 0) return true;
+      if (Object.keys(due).length === 0) return found.run;
     }
     try {
       await this.calls.call(() => found.handle.signal(input.signalName, due));
     } catch (err) {
       if (!isClosedMeanwhile(err)) throw err;
     }
-    return true;
+    return found.run;
   }
 }

@@ -9,7 +9,6 @@ import type { TemporalEnv } from '../../common/temporal-env.ts';
 import { type TemporalOperation, temporalSeconds } from '../shared/metrics.ts';
 import { tracing } from '../shared/tracing.ts';
 import { TemporalDeadlineError } from './errors.ts';
-import { isSlotId, SLOT_WORKFLOW_TYPE } from './slots.ts';
 
 /**
  * Runs one Temporal call and records its latency under `operation`, with outcome `ok`, `error`, or
@@ -34,14 +33,12 @@ export async function timed<T>(
 /** Times every Temporal call the client makes into the latency histogram, by operation. */
 function metricsInterceptor(): WorkflowClientInterceptor {
   return {
-    startWithDetails: (input, next) =>
-      timed(input.workflowType === SLOT_WORKFLOW_TYPE ? 'slot-take' : 'start', () => next(input)),
+    startWithDetails: (input, next) => timed('start', () => next(input)),
     describe: (input, next) => timed('describe', () => next(input)),
     query: (input, next) => timed('query', () => next(input)),
     signal: (input, next) => timed('signal', () => next(input)),
     cancel: (input, next) => timed('cancel', () => next(input)),
-    terminate: (input, next) =>
-      timed(isSlotId(input.workflowExecution.workflowId) ? 'slot-release' : 'terminate', () => next(input)),
+    terminate: (input, next) => timed('terminate', () => next(input)),
   };
 }
 

@@ -1,65 +1,133 @@
-// A start with an idempotency key takes one slot of the running-task cap for its run, however many
-// requests start it at once: on one replica they share one take and one start; across replicas
-// each takes a slot, the run's memo names the one it was started under, and every other is given
-// back before the answer (or, should that fail, by the next full look: slots.ts).
+// Starts with an idempotency key. The key names an id (keyedTaskId). Without the running-task cap
+// that id is the run's own workflow id, so Temporal keeps one run per key. Under the cap a run's
+// workflow id is its slot's (slots.ts), so the key is kept by a record of its own: a small run
+// under the key's id (never served by a worker; it times out by itself a second later) whose memo
+// names the task, and whose id Temporal never gives twice (REJECT_DUPLICATE, within retention).
+// The task is started first, then the record; when another start with the key recorded first
+// (two replicas at once), this start's run is terminated before it answers and theirs is answered.
+// On one replica, concurrent starts with one key share one start.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { isTemporalUnavailable, RunningTaskLimitError } from './errors.ts';
+import type { TemporalCalls } from './client.ts';
+import { isClosedMeanwhile, isRunNotFound } from './errors.ts';
 import type { Caller } from './run-memo.ts';
-import { isRunSlot, type RunningTaskSlots, type Slot } from './slots.ts';
+import type { RunRef } from './run-state.ts';
 import type { OwnedRun, RunViews } from './view.ts';
 
-/** Starts the run (conflict policy: use the existing one) under `slot`, named in its memo. */
-type StartUnder = (slot: Slot | undefined) => Promise<unknown>;
+/** The records' task queue: nothing polls it, so a record never runs, it only exists. */
+const KEY_TASK_QUEUE = 'mcp-idempotency-keys';
+/** The records' workflow type (never executed). */
+export const KEY_WORKFLOW_TYPE = 'McpIdempotencyKey';
+
+/** A run started for the key: its task id and run. */
+interface Started {
+  workflowId: string;
+  run: RunRef;
+}
+
+/** The run a start with the key answers: found (with its memo, to compare arguments), or just started. */
+export type KeyedRun = { found: OwnedRun } | { started: Started };
 
 export class KeyedStarts {
-  /** workflow id → the take and start in progress on this replica (a concurrent one joins it). */
-  private readonly inFlight = new Map<string, Promise<OwnedRun>>();
+  /** key id → the start in progress on this replica (a concurrent one joins it). */
+  private readonly inFlight = new Map<string, Promise<KeyedRun>>();
 
   constructor(
+    private readonly calls: TemporalCalls,
     private readonly views: RunViews,
-    private readonly slots?: RunningTaskSlots,
   ) {}
 
-  /** Starts the run `workflowId` names, or joins the start of it in progress; the run as started. */
-  start(workflowId: string, caller: Caller, startUnder: StartUnder): Promise<OwnedRun> {
-    const joined = this.inFlight.get(workflowId);
+  /**
+   * The run the key names (`keyId`), or, when there is none, the one `start` starts. `recorded`:
+   * the key is kept by a record (under the cap), else `keyId` is the run's workflow id.
+   */
+  start(keyId: string, caller: Caller, start: () => Promise<Started>, recorded: boolean): Promise<KeyedRun> {
+    const joined = this.inFlight.get(keyId);
     if (joined) return joined;
-    const started = this.takeAndStart(workflowId, caller, startUnder).finally(() =>
-      this.inFlight.delete(workflowId),
-    );
-    this.inFlight.set(workflowId, started);
-    return started;
-  }
-
-  private async takeAndStart(workflowId: string, caller: Caller, startUnder: StartUnder): Promise<OwnedRun> {
-    const { slots, views } = this;
-    let slot: Slot | undefined;
-    try {
-      slot = await slots?.take(caller.principal, workflowId);
-    } catch (err) {
-      // At the cap: a start with this key on another replica may have admitted the run meanwhile.
-      const run = err instanceof RunningTaskLimitError ? await views.owned(workflowId, caller) : undefined;
-      if (run) return run;
-      throw err;
-    }
-    try {
-      await startUnder(slot);
-    } catch (err) {
-      // Already there and closed: that run is answered (and this slot given back, below).
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-        // Unconfirmed, the run may hold this slot: it stays held (a full look frees it if not).
-        if (slot && !isTemporalUnavailable(err)) slots?.releaseLater(slot);
-        throw err;
-      }
-    }
-    const run = await views.owned(workflowId, caller);
-    // Left held: a full look frees it once its holder has settled.
-    if (!run) throw new Error(`the run ${workflowId} was started but cannot be found`);
-    if (slot && slots) {
-      // Another start with this key won under a slot of its own: this one is given back now.
-      if (isRunSlot(run.memo, slot)) slots.hold(workflowId, slot);
-      else await slots.release(slot).catch(() => {});
-    }
+    const run = (
+      recorded ? this.recordedStart(keyId, caller, start) : this.plainStart(keyId, caller, start)
+    ).finally(() => this.inFlight.delete(keyId));
+    this.inFlight.set(keyId, run);
     return run;
   }
+
+  /** The run under the key's own id: Temporal keeps one (a start there answers the run already there). */
+  private async plainStart(keyId: string, caller: Caller, start: () => Promise<Started>): Promise<KeyedRun> {
+    const found = await this.views.owned(keyId, caller);
+    if (found) return { found };
+    try {
+      await start();
+    } catch (err) {
+      // Already there and closed: that run is answered.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    // Read back: a concurrent start with this key may have won with other arguments.
+    const run = await this.views.owned(keyId, caller);
+    if (!run) throw new Error(`the run ${keyId} was started but cannot be found`);
+    return { found: run };
+  }
+
+  private async recordedStart(
+    keyId: string,
+    caller: Caller,
+    start: () => Promise<Started>,
+  ): Promise<KeyedRun> {
+    const found = await this.recorded(keyId, caller);
+    if (found) return { found };
+    const started = await start();
+    try {
+      await this.record(keyId, started.workflowId, caller);
+      return { started };
+    } catch (err) {
+      // This key recorded by another start meanwhile (or not recorded at all): this run must not stay.
+      await this.endDuplicate(started.run).catch(() => {});
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    const theirs = await this.recorded(keyId, caller);
+    if (!theirs) throw new Error(`the run of idempotency key record ${keyId} cannot be found`);
+    return { found: theirs };
+  }
+
+  /** The run the key's record names, when there is a record. */
+  private async recorded(keyId: string, caller: Caller): Promise<OwnedRun | undefined> {
+    const handle = this.calls.client.workflow.getHandle(recordId(keyId));
+    try {
+      const { memo } = await this.calls.call(() => handle.describe());
+      const task = (memo as { task?: unknown } | undefined)?.task;
+      return typeof task === 'string' ? await this.views.owned(task, caller) : undefined;
+    } catch (err) {
+      if (isRunNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async record(keyId: string, taskId: string, caller: Caller): Promise<void> {
+    await this.calls.call(() =>
+      this.calls.client.workflow.start(KEY_WORKFLOW_TYPE, {
+        workflowId: recordId(keyId),
+        taskQueue: KEY_TASK_QUEUE,
+        args: [],
+        memo: { task: taskId, principal: caller.principal },
+        staticSummary: `Idempotency key of ${taskId}`,
+        workflowExecutionTimeout: '1s',
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    );
+  }
+
+  private async endDuplicate(run: RunRef): Promise<void> {
+    try {
+      await this.calls.call(() =>
+        this.calls.client.workflow
+          .getHandle(run.workflowId, run.runId)
+          .terminate('another start with the same idempotency key was recorded first'),
+      );
+    } catch (err) {
+      if (!isClosedMeanwhile(err) && !isRunNotFound(err)) throw err;
+    }
+  }
+}
+
+function recordId(keyId: string): string {
+  return `mcp-key-${keyId}`;
 }

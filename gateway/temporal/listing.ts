@@ -2,6 +2,7 @@
 // their results (resources/list reads artifact references from them), a few results at a time: a
 // result may be megabytes.
 import type { Client } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
 import protos from '@temporalio/proto';
 import type { TemporalCalls } from './client.ts';
 import { GRPC, grpcCode, InvalidCursorError } from './errors.ts';
@@ -10,6 +11,7 @@ import type { RunViews } from './view.ts';
 import { outcomeOf } from './wait.ts';
 
 type ListPage = Awaited<ReturnType<Client['workflowService']['listWorkflowExecutions']>>;
+type ListedExecution = NonNullable<ListPage['executions']>[number];
 
 /** `value` as a string literal of the visibility query language (a principal may hold quotes). */
 export function visibilityString(value: string): string {
@@ -57,21 +59,55 @@ export class RunListing {
       cursor,
       size,
     );
-    const runs = (listed.executions ?? []).flatMap((execution): ListedRun[] => {
-      const workflowId = execution.execution?.workflowId;
+    const tasks = await this.tasksOf(listed, caller);
+    const runs = tasks.flatMap(({ taskId, execution }): ListedRun[] => {
       const startedAt = dateOf(execution.startTime);
-      if (!workflowId || !startedAt || !this.views.owns(workflowId, caller)) return [];
+      if (!startedAt) return [];
       const name =
         protos.temporal.api.enums.v1.WorkflowExecutionStatus[execution.status ?? 0] ?? 'UNSPECIFIED';
       const closedAt = dateOf(execution.closeTime);
       const status = name.replace('WORKFLOW_EXECUTION_STATUS_', '').toLowerCase();
-      return [{ workflowId, status, startedAt, ...(closedAt ? { closedAt } : {}) }];
+      return [{ workflowId: taskId, status, startedAt, ...(closedAt ? { closedAt } : {}) }];
     });
     const token = listed.nextPageToken;
     return {
       runs,
       ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString('base64url') } : {}),
     };
+  }
+
+  /**
+   * The listed runs that are the caller's tasks, with their task ids: a run under the cap names its
+   * task in its memo (its workflow id is its slot's), any other is its workflow id.
+   */
+  private async tasksOf(
+    listed: ListPage,
+    caller: Caller,
+  ): Promise<{ taskId: string; execution: ListedExecution }[]> {
+    const tasks = await Promise.all(
+      (listed.executions ?? []).map(async (execution) => {
+        const workflowId = execution.execution?.workflowId;
+        if (!workflowId) return undefined;
+        const task = await this.memoField(execution.memo?.fields?.task);
+        const taskId = typeof task === 'string' ? task : workflowId;
+        return this.views.owns(taskId, caller) ? { taskId, execution } : undefined;
+      }),
+    );
+    return tasks.filter((task) => task !== undefined);
+  }
+
+  /** One memo field as the client's data converter reads it (through its codecs); undefined when it cannot. */
+  private async memoField(payload: Payload | null | undefined): Promise<unknown> {
+    if (!payload) return undefined;
+    const converter = this.calls.client.options.loadedDataConverter;
+    try {
+      let decoded = payload;
+      for (const codec of [...converter.payloadCodecs].reverse())
+        [decoded] = (await codec.decode([decoded])) as [Payload];
+      return converter.payloadConverter.fromPayload(decoded);
+    } catch {
+      return undefined;
+    }
   }
 
   /** One page of visibility's answer to `query`; a cursor it does not know is InvalidCursorError. */
@@ -110,16 +146,19 @@ export class RunListing {
     const { client } = this.calls;
     const query = `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)} AND ExecutionStatus = 'Completed'`;
     const listed = await this.page(query, cursor, page.size);
-    const ids = (listed.executions ?? [])
-      .map((execution) => execution.execution?.workflowId)
-      .filter(
-        (id): id is string => typeof id === 'string' && this.views.owns(id, caller) && page.include(id),
-      );
+    const tasks = (await this.tasksOf(listed, caller)).filter(({ taskId }) => page.include(taskId));
     const runs: CompletedRuns['runs'] = [];
-    for (let at = 0; at < ids.length; at += RESULTS_AT_ONCE) {
-      const batch = ids.slice(at, at + RESULTS_AT_ONCE).map(async (workflowId) => {
-        const state = await this.calls.call(() => outcomeOf(client, workflowId)).catch(() => undefined);
-        return { workflowId, result: state?.status === 'completed' ? page.keep(state.result) : undefined };
+    for (let at = 0; at < tasks.length; at += RESULTS_AT_ONCE) {
+      const batch = tasks.slice(at, at + RESULTS_AT_ONCE).map(async ({ taskId, execution }) => {
+        const run = {
+          workflowId: String(execution.execution?.workflowId),
+          runId: execution.execution?.runId ?? '',
+        };
+        const state = await this.calls.call(() => outcomeOf(client, run)).catch(() => undefined);
+        return {
+          workflowId: taskId,
+          result: state?.status === 'completed' ? page.keep(state.result) : undefined,
+        };
       });
       runs.push(...(await Promise.all(batch)));
     }

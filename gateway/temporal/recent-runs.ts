@@ -47,10 +47,12 @@ export class RecentRuns {
       let listed = 0;
       for await (const run of client.workflow.list({ query, pageSize: limit })) {
         listed++;
-        if (this.views.owns(run.workflowId, caller)) {
-          const memo = run.memo as Partial<RunMemo> | undefined;
+        const memo = run.memo as Partial<RunMemo> | undefined;
+        // A run under the cap names its task in its memo (its workflow id is its slot's).
+        const taskId = memo?.task ?? run.workflowId;
+        if (this.views.owns(taskId, caller)) {
           runs.push({
-            workflowId: run.workflowId,
+            workflowId: taskId,
             status: run.status.name.toLowerCase(),
             startedAt: run.startTime,
             arguments: memo?.arguments ?? {},

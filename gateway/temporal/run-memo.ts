@@ -28,6 +28,8 @@ export interface RequestOrigin {
 /** What the gateway stores in a run's memo. */
 export interface RunMemo {
   tool: string;
+  /** The task id, for a run under the running-task cap (its workflow id is its slot's). */
+  task?: string;
   /**
    * When the gateway started the run (ISO time): the task's createdAt, the same in the handle a
    * start answers with and in every later view, with no describe needed for the handle.

@@ -24,9 +24,22 @@ export type ExecutionState =
 
 export type RunningState = Extract<ExecutionState, { status: 'running' }>;
 
+/**
+ * One run in Temporal: its workflow id and run id. Under the running-task cap a workflow id is a
+ * slot's, run after run (slots.ts), so a task is one run of it: every wait, signal and cancel names
+ * the run.
+ */
+export interface RunRef {
+  workflowId: string;
+  runId?: string;
+}
+
 /** What the gateway knows about one run at one moment: the input of every answer shape. */
 export interface ExecutionView {
+  /** The task id (the workflow id, for a run not under the cap). */
   workflowId: string;
+  /** The run in Temporal. */
+  run: RunRef;
   /** The catalog tool that started the run. */
   tool: string;
   createdAt: Date;

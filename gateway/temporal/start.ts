@@ -1,7 +1,8 @@
 // Starting a catalog tool's run: an unguessable task id that names its owner (or, with an
-// idempotency key, the id the key names), a slot of the running-task cap, and the start itself with
-// the memo, search attributes and Web UI texts (its summary line, its Markdown details) it carries. Everything a start does shares one
-// deadline, so an unreachable Temporal fails the call within the call timeout.
+// idempotency key, the run the key names: keyed-start.ts), under the running-task cap in a slot of
+// the caller's (slots.ts), and the start itself with the memo, search attributes and Web UI texts
+// (run-texts.ts) it carries. Everything a start does shares one deadline, so an unreachable
+// Temporal fails the call within the call timeout.
 import { createHmac } from 'node:crypto';
 import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
 import { activeTraceCarrier, tracing } from '../shared/tracing.ts';
@@ -16,11 +17,13 @@ import {
   StartUnconfirmedError,
 } from './errors.ts';
 import { KeyedStarts } from './keyed-start.ts';
-import { type Caller, MCP_PRINCIPAL, MCP_TOOL, type RequestOrigin, type RunMemo } from './run-memo.ts';
-import { RUN_SLOT_MEMO, type RunningTaskSlots, type Slot } from './slots.ts';
-import { differingArguments, keyedTaskId, newTaskId } from './task-ids.ts';
+import { type Caller, MCP_PRINCIPAL, MCP_TOOL, type RunMemo } from './run-memo.ts';
+import type { RunRef } from './run-state.ts';
+import { runDetails, runSummary } from './run-texts.ts';
+import type { RunningTaskSlots } from './slots.ts';
+import { differingArguments, inSlot, keyedTaskId, newTaskId } from './task-ids.ts';
 import { MCP_TASK_STATUS, type TaskStatusAttribute } from './task-status.ts';
-import type { RunViews } from './view.ts';
+import type { OwnedRun, RunViews } from './view.ts';
 
 /** A run to start for a catalog tool. */
 export interface StartRequest {
@@ -48,7 +51,10 @@ export interface StartRequest {
 }
 
 export interface StartedRun {
+  /** The task id. */
   workflowId: string;
+  /** The run in Temporal. */
+  run: RunRef;
   /** When this call created the run; absent when a keyed start answered a run already there. */
   createdAt?: Date;
 }
@@ -64,20 +70,21 @@ export interface StartDeps {
   taskStatus: TaskStatusAttribute;
 }
 
-/** One start: the request, for whom, under which id and slot, with the arguments as the memo keeps them. */
+/** One start: the request, for whom, under which task and workflow id, with the arguments as the memo keeps them. */
 interface RunToStart {
   request: StartRequest;
   caller: Caller;
+  taskId: string;
+  /** The task id, or its slot's workflow id under the cap. */
   workflowId: string;
   kept: Record<string, unknown>;
-  slot: Slot | undefined;
 }
 
 export class RunStarts {
   private readonly keyedStarts: KeyedStarts;
 
   constructor(private readonly deps: StartDeps) {
-    this.keyedStarts = new KeyedStarts(deps.views, deps.slots);
+    this.keyedStarts = new KeyedStarts(deps.calls, deps.views);
   }
 
   /** Starts a run; resolves once the start is durable. */
@@ -90,57 +97,75 @@ export class RunStarts {
     );
   }
 
+  /**
+   * A fresh run: under the cap in a free slot of the caller's (slots.ts), its task id naming the
+   * slot; without a cap under its task id.
+   */
   private async fresh(request: StartRequest, caller: Caller): Promise<StartedRun> {
     const { serverSecret, slots } = this.deps;
-    const workflowId = newTaskId(serverSecret, caller.principal, request.tool.idPrefix);
-    const slot = await slots?.take(caller.principal, workflowId).catch((err: unknown) => {
-      throw isTemporalUnavailable(err) ? new NotStartedError(workflowId, err) : err;
-    });
+    const { principal } = caller;
+    const kept = this.keptArguments(request);
+    const taskId = newTaskId(serverSecret, principal, request.tool.idPrefix);
+    if (!slots) return this.confirmed({ request, caller, taskId, workflowId: taskId, kept });
     try {
-      const kept = this.keptArguments(request);
-      const started = await this.startRun({ request, caller, workflowId, kept, slot });
-      if (slot) slots?.hold(workflowId, slot);
-      return started;
+      return await slots.start(principal, (slot, workflowId) =>
+        this.confirmed({
+          request,
+          caller,
+          taskId: inSlot(serverSecret, principal, taskId, slot),
+          workflowId,
+          kept,
+        }),
+      );
     } catch (err) {
-      // Unconfirmed, the run may exist: its slot stays held (a full look frees it if not).
-      if (!isTemporalUnavailable(err)) {
-        if (slot) slots?.releaseLater(slot);
-        throw err;
-      }
-      return this.unconfirmed(workflowId, caller, err);
+      // Temporal did not answer while the slots were looked at: nothing was started.
+      throw isTemporalUnavailable(err) ? new NotStartedError(taskId, err) : err;
     }
   }
 
   /**
-   * A start Temporal did not confirm in time may still have been committed: the run is looked for
-   * once (on a deadline of its own) and answered if it is there; otherwise the caller is told its
-   * id, never only "try again" (a retry without an idempotency key would start a second run).
+   * Starts the run and confirms it. A start Temporal did not confirm in time may still have been
+   * committed: the run is looked for once (on a deadline of its own) and answered if it is there;
+   * otherwise the caller is told its id, never only "try again" (a retry without an idempotency key
+   * would start a second run).
    */
-  private async unconfirmed(workflowId: string, caller: Caller, cause: unknown): Promise<StartedRun> {
-    const { calls, views } = this.deps;
-    const found = await calls.ownDeadline(() => views.owned(workflowId, caller)).catch(() => undefined);
-    if (found) return { workflowId };
-    throw new StartUnconfirmedError(workflowId, cause);
+  private async confirmed(start: RunToStart): Promise<StartedRun> {
+    try {
+      return await this.startRun(start);
+    } catch (err) {
+      if (!isTemporalUnavailable(err)) throw err;
+      const { calls, views } = this.deps;
+      const found = await calls
+        .ownDeadline(() => views.owned(start.taskId, start.caller))
+        .catch(() => undefined);
+      if (found) return { workflowId: start.taskId, run: found.run };
+      throw new StartUnconfirmedError(start.taskId, err);
+    }
   }
 
   /**
-   * A start with an idempotency key: the key names the run (keyed task id), a retry answers the run
-   * already there (running or closed, no cap applies to answering it), and the same key with other
-   * arguments is refused. Concurrent starts with the key hold one slot (keyed-start.ts).
+   * A start with an idempotency key: the key names the run (keyed-start.ts), a retry answers the
+   * run already there (running or closed, no cap applies to answering it), and the same key with
+   * other arguments is refused.
    */
   private async keyed(request: StartRequest, caller: Caller, key: string): Promise<StartedRun> {
-    const { serverSecret, views } = this.deps;
-    const workflowId = keyedTaskId(serverSecret, caller.principal, request.tool, key);
+    const { serverSecret, slots } = this.deps;
+    const keyId = keyedTaskId(serverSecret, caller.principal, request.tool, key);
     const kept = this.keptArguments(request);
-    const run =
-      (await views.owned(workflowId, caller)) ??
-      (await this.keyedStarts.start(workflowId, caller, (slot) =>
-        this.startRun({ request, caller, workflowId, kept, slot }, 'USE_EXISTING'),
-      ));
+    const run = await this.keyedStarts.start(
+      keyId,
+      caller,
+      () =>
+        slots
+          ? this.fresh(request, caller)
+          : this.startRun({ request, caller, taskId: keyId, workflowId: keyId, kept }, 'USE_EXISTING'),
+      slots !== undefined,
+    );
+    if ('started' in run) return { workflowId: run.started.workflowId, run: run.started.run };
     // A concurrent start with this key may have won with other arguments.
-    const differing = differingArguments(run.memo.arguments ?? {}, kept);
+    const differing = differingArguments(run.found.memo.arguments ?? {}, kept);
     if (differing.length > 0) throw new IdempotencyConflictError(key, request.tool.name, differing);
-    return { workflowId };
+    return { workflowId: keyOwnedId(run.found), run: run.found.run };
   }
 
   /**
@@ -148,12 +173,14 @@ export class RunStarts {
    * but a start refused.
    */
   private async startRun(run: RunToStart, conflictPolicy?: 'USE_EXISTING'): Promise<StartedRun> {
-    const { request, caller, workflowId, kept, slot } = run;
+    const { request, caller, taskId, workflowId, kept } = run;
     const { tool } = request;
     const createdAt = new Date();
     const publishes = tool.progressForm === 'published';
     const memo: RunMemo = {
       tool: tool.name,
+      // Under a slot, the task the run is: the slot's later runs are other tasks.
+      ...(workflowId === taskId ? {} : { task: taskId }),
       createdAt: createdAt.toISOString(),
       arguments: kept,
       principal: caller.principal,
@@ -165,14 +192,14 @@ export class RunStarts {
     };
     const { taskStatus } = this.deps;
     const withStatus = publishes && (taskStatus.known ?? (await taskStatus.registered()));
+    let runId: string;
     try {
-      await this.deps.calls.call(() =>
+      const handle = await this.deps.calls.call(() =>
         this.deps.calls.client.workflow.start(tool.workflow, {
           workflowId,
           taskQueue: tool.taskQueue,
           args: [request.input],
-          // The slot too: of concurrent keyed starts, the one whose slot the run names keeps it.
-          memo: { ...memo, ...(slot ? { [RUN_SLOT_MEMO]: slot } : {}) },
+          memo: { ...memo },
           typedSearchAttributes: [
             { key: MCP_TOOL, value: tool.name },
             { key: MCP_PRINCIPAL, value: caller.principal },
@@ -180,19 +207,17 @@ export class RunStarts {
           ],
           staticSummary: runSummary(request.summary),
           staticDetails: runDetails({ ...memo, origin: caller.origin }),
-          // A keyed start: a running run with this id is returned as is, and a closed one is never
-          // replaced by a second run (the start fails and the existing run is answered instead).
-          ...(conflictPolicy
-            ? { workflowIdConflictPolicy: conflictPolicy, workflowIdReusePolicy: 'REJECT_DUPLICATE' as const }
-            : {}),
+          ...idPolicies(workflowId !== taskId, conflictPolicy),
         }),
       );
+      runId = handle.firstExecutionRunId;
     } catch (err) {
       if (grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new StartRefusedError(err);
       throw err;
     }
+    const started = { workflowId: taskId, run: { workflowId, runId } };
     // With USE_EXISTING the run may be an older one: its creation time is not ours to tell.
-    return conflictPolicy ? { workflowId } : { workflowId, createdAt };
+    return conflictPolicy ? started : { ...started, createdAt };
   }
 
   /**
@@ -215,66 +240,19 @@ export class RunStarts {
   }
 }
 
-// ---- the Web UI's texts -------------------------------------------------------------------------
-
-/** Temporal's limit on a run's Web UI summary, in bytes. */
-const SUMMARY_MAX_BYTES = 400;
-
-/** The Web UI summary cut to Temporal's limit (a long principal must not make the start fail). */
-function runSummary(text: string): string {
-  if (Buffer.byteLength(text) <= SUMMARY_MAX_BYTES) return text;
-  let cut = text.slice(0, SUMMARY_MAX_BYTES - 3);
-  while (Buffer.byteLength(`${cut}…`) > SUMMARY_MAX_BYTES) cut = cut.slice(0, -1);
-  return `${cut}…`;
-}
-
-/** Longest argument text the Web UI details show (Temporal caps the details at 20,000 bytes). */
-const DETAILS_ARGUMENTS_MAX_CHARS = 8_000;
-
 /**
- * Caller-supplied text as Markdown inline code: backticks and line breaks cannot end the span or
- * start markup of their own, and the text is cut to a bounded length.
+ * A slot is taken by starting in it (FAIL while a run holds it, a new run once it has ended). A
+ * keyed start without the cap returns a running run with its id as is, and never replaces a closed
+ * one (the start fails and the existing run is answered instead).
  */
-function code(text: string, max = 200): string {
-  const flat = text.replace(/[`\r\n]/g, ' ');
-  return `\`${flat.length > max ? `${flat.slice(0, max)}…` : flat}\``;
+function idPolicies(slotted: boolean, conflictPolicy?: 'USE_EXISTING') {
+  if (slotted) return { workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'ALLOW_DUPLICATE' } as const;
+  if (conflictPolicy)
+    return { workflowIdConflictPolicy: conflictPolicy, workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const;
+  return {};
 }
 
-/** Caller-supplied text as plain Markdown: no character that could start markup, bounded. */
-function plain(text: string, max = 50): string {
-  const flat = text.replace(/[`*_[\]<>#\\\r\n]/g, '');
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}
-
-/** A fenced block no content can close: its fence is longer than any run of backticks inside. */
-function fenced(language: string, text: string): string[] {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
-  const fence = '`'.repeat(Math.max(3, longest + 1));
-  return [`${fence}${language}`, text, fence];
-}
-
-function clientLine(origin: RequestOrigin | undefined): string {
-  if (origin?.clientName) {
-    return `${code(origin.clientName)}${origin.clientVersion ? ` ${plain(origin.clientVersion)}` : ''}`;
-  }
-  const agent = origin?.userAgent ? ` (User-Agent ${code(origin.userAgent)})` : '';
-  return `not named on this request${agent}: 2025-era clients name themselves only in \`initialize\``;
-}
-
-/** The Web UI's details of a run (Markdown): caller, MCP client, protocol revision, arguments. */
-export function runDetails(run: Omit<RunMemo, 'createdAt'>): string {
-  let args = JSON.stringify(run.arguments, null, 2);
-  if (args.length > DETAILS_ARGUMENTS_MAX_CHARS) {
-    args = `${args.slice(0, DETAILS_ARGUMENTS_MAX_CHARS)}\n… (${args.length - DETAILS_ARGUMENTS_MAX_CHARS} more characters)`;
-  }
-  return [
-    `- **Caller:** ${code(run.principal)}`,
-    `- **MCP client:** ${clientLine(run.origin)}`,
-    `- **Protocol revision:** ${plain(run.origin?.protocolVersion ?? 'unknown')}`,
-    `- **Tool:** ${code(run.tool)}`,
-    '',
-    '**Arguments:**',
-    '',
-    ...fenced('json', args),
-  ].join('\n');
+/** The task id of a run a key found: its memo's under the cap, else its workflow id. */
+function keyOwnedId(run: OwnedRun): string {
+  return run.memo.task ?? run.run.workflowId;
 }

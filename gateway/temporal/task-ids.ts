@@ -1,47 +1,112 @@
 // Task ids: `<tool prefix>-` then a 128-bit body (random, or an idempotency key's HMAC) and a
 // 64-bit owner tag, HMAC(server secret, principal, prefix, body). Whether an id is the caller's is
 // told without asking Temporal, so another caller's task and one that never existed are refused
-// alike, at once; the prefix names the tool. Pure.
+// alike, at once; the prefix names the tool. Under the running-task cap an id also names the slot
+// its run holds (slots.ts): body, slot (2 bytes), tag, the tag over the slot too. Pure.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BODY_BYTES = 16;
+const SLOT_BYTES = 2;
 const TAG_BYTES = 8;
-/** base64url length of body + tag. */
-const ENCODED_LENGTH = Math.ceil(((BODY_BYTES + TAG_BYTES) * 4) / 3);
+/** The most slots an id can name. */
+export const MAX_SLOTS = 2 ** (8 * SLOT_BYTES);
+/** base64url lengths of body + tag, and of body + slot + tag. */
+const PLAIN_LENGTH = encodedLength(BODY_BYTES + TAG_BYTES);
+const SLOTTED_LENGTH = encodedLength(BODY_BYTES + SLOT_BYTES + TAG_BYTES);
 
-function ownerTag(secret: Buffer, principal: string, prefix: string, body: Buffer): Buffer {
-  const mac = createHmac('sha256', secret).update(JSON.stringify(['mcp-task-owner/v2', principal, prefix]));
-  return mac.update(body).digest().subarray(0, TAG_BYTES);
+function encodedLength(bytes: number): number {
+  return Math.ceil((bytes * 4) / 3);
 }
 
-/** The task id of `body` (16 bytes) for `principal`, under the tool's id prefix. */
-function ownedTaskId(secret: Buffer, principal: string, prefix: string, body: Buffer): string {
+function ownerTag(secret: Buffer, principal: string, prefix: string, named: Buffer): Buffer {
+  const version = named.length === BODY_BYTES ? 'mcp-task-owner/v2' : 'mcp-task-owner/v3';
+  const mac = createHmac('sha256', secret).update(JSON.stringify([version, principal, prefix]));
+  return mac.update(named).digest().subarray(0, TAG_BYTES);
+}
+
+/** The task id of `body` (16 bytes, and the slot when there is one) for `principal`, under the tool's id prefix. */
+function ownedTaskId(secret: Buffer, principal: string, prefix: string, body: Buffer, slot?: number): string {
   if (body.length !== BODY_BYTES) throw new Error(`a task id body is ${BODY_BYTES} bytes`);
-  const bytes = Buffer.concat([body, ownerTag(secret, principal, prefix, body)]);
+  const named = slot === undefined ? body : Buffer.concat([body, slotBytes(slot)]);
+  const bytes = Buffer.concat([named, ownerTag(secret, principal, prefix, named)]);
   return `${prefix}-${bytes.toString('base64url')}`;
 }
 
-/** A fresh task id for `principal`: 128 random bits. */
-export function newTaskId(secret: Buffer, principal: string, prefix: string): string {
-  return ownedTaskId(secret, principal, prefix, randomBytes(BODY_BYTES));
+function slotBytes(slot: number): Buffer {
+  if (!Number.isInteger(slot) || slot < 0 || slot >= MAX_SLOTS) throw new Error(`slot ${slot} out of range`);
+  const bytes = Buffer.alloc(SLOT_BYTES);
+  bytes.writeUInt16BE(slot);
+  return bytes;
+}
+
+/** A fresh task id for `principal`: 128 random bits, and the slot its run holds under the cap. */
+export function newTaskId(secret: Buffer, principal: string, prefix: string, slot?: number): string {
+  return ownedTaskId(secret, principal, prefix, randomBytes(BODY_BYTES), slot);
+}
+
+/** The same task id naming another slot (a start that tries slots one after another). */
+export function inSlot(secret: Buffer, principal: string, taskId: string, slot: number): string {
+  const parsed = parse(taskId);
+  if (!parsed) throw new Error('not a task id');
+  return ownedTaskId(secret, principal, parsed.prefix, parsed.bytes.subarray(0, BODY_BYTES), slot);
+}
+
+interface ParsedId {
+  prefix: string;
+  bytes: Buffer;
+  /** The slot it names, when it names one. */
+  slot?: number;
+}
+
+/** A well-formed task id's parts; undefined for anything else. */
+function parse(taskId: string): ParsedId | undefined {
+  for (const length of [SLOTTED_LENGTH, PLAIN_LENGTH]) {
+    const dash = taskId.length - length - 1;
+    if (dash <= 0 || taskId[dash] !== '-') continue;
+    const encoded = taskId.slice(dash + 1);
+    const bytes = Buffer.from(encoded, 'base64url');
+    // Node's decoder skips characters outside the alphabet: only the exact encoding counts.
+    if (bytes.toString('base64url') !== encoded) continue;
+    const prefix = taskId.slice(0, dash);
+    if (bytes.length === BODY_BYTES + TAG_BYTES) return { prefix, bytes };
+    if (bytes.length === BODY_BYTES + SLOT_BYTES + TAG_BYTES)
+      return { prefix, bytes, slot: bytes.readUInt16BE(BODY_BYTES) };
+  }
+  return undefined;
 }
 
 /** The id prefix of a well-formed task id (it names the tool), or undefined. */
 export function taskIdPrefix(taskId: string): string | undefined {
-  const dash = taskId.length - ENCODED_LENGTH - 1;
-  return dash > 0 && taskId[dash] === '-' ? taskId.slice(0, dash) : undefined;
+  return parse(taskId)?.prefix;
+}
+
+/** The slot a task id names (a run started under the running-task cap), or undefined. */
+export function taskSlot(taskId: string): number | undefined {
+  return parse(taskId)?.slot;
+}
+
+/** The workflow id of `principal`'s slot `slot` of the running-task cap (slots.ts). */
+export function slotWorkflowId(secret: Buffer, principal: string, slot: number): string {
+  const tag = createHmac('sha256', secret)
+    .update(`running-task-slot:${principal}`)
+    .digest('base64url')
+    .slice(0, 22);
+  return `mcp-run-${tag}-${slot}`;
+}
+
+/** The workflow id a task runs under: its slot's when it names one, else the task id itself. */
+export function taskWorkflowId(secret: Buffer, principal: string, taskId: string): string {
+  const slot = taskSlot(taskId);
+  return slot === undefined ? taskId : slotWorkflowId(secret, principal, slot);
 }
 
 /** Whether `taskId` is a well-formed id this server issued to `principal` (constant time in the tag). */
 export function isOwnedBy(secret: Buffer, principal: string, taskId: string): boolean {
-  const prefix = taskIdPrefix(taskId);
-  if (prefix === undefined) return false;
-  const encoded = taskId.slice(taskId.length - ENCODED_LENGTH);
-  const bytes = Buffer.from(encoded, 'base64url');
-  // Node's decoder skips characters outside the alphabet: only the exact encoding counts.
-  if (bytes.length !== BODY_BYTES + TAG_BYTES || bytes.toString('base64url') !== encoded) return false;
-  const body = bytes.subarray(0, BODY_BYTES);
-  return timingSafeEqual(bytes.subarray(BODY_BYTES), ownerTag(secret, principal, prefix, body));
+  const parsed = parse(taskId);
+  if (!parsed) return false;
+  const named = parsed.bytes.subarray(0, parsed.bytes.length - TAG_BYTES);
+  const tag = parsed.bytes.subarray(parsed.bytes.length - TAG_BYTES);
+  return timingSafeEqual(tag, ownerTag(secret, principal, parsed.prefix, named));
 }
 
 /**

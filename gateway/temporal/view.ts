@@ -17,8 +17,8 @@ import type { TemporalCalls } from './client.ts';
 import { isRunNotFound } from './errors.ts';
 import { queryFailureNote, SAFE } from './query-notes.ts';
 import type { Caller, RunMemo } from './run-memo.ts';
-import type { ExecutionState, ExecutionView, ProgressAnswer } from './run-state.ts';
-import { isOwnedBy, taskIdPrefix } from './task-ids.ts';
+import type { ExecutionState, ExecutionView, ProgressAnswer, RunRef } from './run-state.ts';
+import { isOwnedBy, taskIdPrefix, taskWorkflowId } from './task-ids.ts';
 import { type StuckRunPolicy, stuckRunState } from './too-large.ts';
 import { outcomeOf } from './wait.ts';
 
@@ -35,7 +35,9 @@ export interface ProgressSource {
 
 /** A run the caller owns: its handle, its description and the gateway's memo. */
 export interface OwnedRun {
+  /** Bound to the run. */
   handle: WorkflowHandle;
+  run: RunRef;
   description: WorkflowExecutionDescription;
   memo: RunMemo;
 }
@@ -63,18 +65,19 @@ export class RunViews {
     options: ProgressSource & { idPrefix?: string } = {},
   ): Promise<ExecutionView | undefined> {
     if (!this.owns(workflowId, caller, options.idPrefix)) return undefined;
-    const early = this.earlyQuery(workflowId, options);
+    const early = this.earlyQuery(workflowId, caller, options);
     const found = await this.owned(workflowId, caller);
     if (!found) return undefined;
-    const { handle, description, memo } = found;
+    const { description, memo } = found;
     if (tracing) linkToRun(memo.trace, { 'mcp.task.id': workflowId });
     const createdAt = memo.createdAt ? new Date(memo.createdAt) : description.startTime;
     const state: ExecutionState =
       description.status.name !== 'RUNNING'
-        ? await this.closedState(handle)
+        ? await this.closedState(found.run)
         : await this.runningState(found, await this.progressNow(found, options, early));
     return {
       workflowId,
+      run: found.run,
       tool: memo.tool,
       createdAt,
       // Never before the creation time the start's own answer gave.
@@ -102,7 +105,7 @@ export class RunViews {
       if (found?.description.status.name !== 'RUNNING') return undefined;
       answer = await this.progressNow(found, source);
     } else if (source.progressQuery) {
-      answer = await this.query(workflowId, source.progressQuery);
+      answer = await this.query(this.currentRun(workflowId, caller), source.progressQuery);
     }
     return answer && 'progress' in answer ? answer.progress : undefined;
   }
@@ -111,10 +114,18 @@ export class RunViews {
    * A tool that only answers the query is asked with the describe, not after it: a poll costs the
    * slower of the two calls, not their sum (Temporal refuses it at once when the run is closed).
    */
-  earlyQuery(workflowId: string, source: ProgressSource): Promise<QueryAnswer> | undefined {
+  earlyQuery(taskId: string, caller: Caller, source: ProgressSource): Promise<QueryAnswer> | undefined {
     return source.progressQuery && !source.published
-      ? this.query(workflowId, source.progressQuery)
+      ? this.query(this.currentRun(taskId, caller), source.progressQuery)
       : undefined;
+  }
+
+  /**
+   * The task's workflow, its current run: a task's own while it runs (a slot's run is never
+   * replaced while it runs); what it answers is used only once a describe has seen it running.
+   */
+  private currentRun(taskId: string, caller: Caller): RunRef {
+    return { workflowId: taskWorkflowId(this.serverSecret, caller.principal, taskId) };
   }
 
   /**
@@ -131,36 +142,67 @@ export class RunViews {
       if (!source.progressQuery || !mayJustBeAnswered(run, published))
         return Promise.resolve({ progress: published });
       // The query sees what the run has received, its memo only what a finished step published.
-      return this.query(run.handle.workflowId, source.progressQuery).then((asked) =>
+      return this.query(runOf(run), source.progressQuery).then((asked) =>
         'progress' in asked ? asked : this.closedOr(run, { progress: published }),
       );
     }
     if (early) return early;
     if (!source.progressQuery) return Promise.resolve(undefined);
-    return this.query(run.handle.workflowId, source.progressQuery);
+    return this.query(runOf(run), source.progressQuery);
   }
 
   /**
-   * The run's handle and description when it exists, was started by the gateway for a tool, and
-   * its memo names the caller (a second check behind the id's owner tag).
+   * The run's handle (bound to the run) and description when it exists, was started by the gateway
+   * for a tool, and its memo names the caller (a second check behind the id's owner tag). A task
+   * under the cap is its slot's current run while it runs; once a later task holds the slot, the
+   * task's run is found among the slot's runs in visibility.
    */
-  async owned(workflowId: string, caller: Caller): Promise<OwnedRun | undefined> {
-    const handle = this.calls.client.workflow.getHandle(workflowId);
-    let description: WorkflowExecutionDescription;
+  async owned(taskId: string, caller: Caller): Promise<OwnedRun | undefined> {
+    const workflowId = taskWorkflowId(this.serverSecret, caller.principal, taskId);
+    let description = await this.describe(workflowId);
+    if (description && workflowId !== taskId && memoOf(description)?.task !== taskId)
+      description = await this.earlierRun(workflowId, taskId);
+    const memo = description && memoOf(description);
+    if (!description || !memo || typeof memo.tool !== 'string' || memo.principal !== caller.principal)
+      return undefined;
+    if (workflowId !== taskId && memo.task !== taskId) return undefined;
+    const handle = this.calls.client.workflow.getHandle(workflowId, description.runId);
+    return { handle, run: { workflowId, runId: description.runId }, description, memo: memo as RunMemo };
+  }
+
+  private async describe(
+    workflowId: string,
+    runId?: string,
+  ): Promise<WorkflowExecutionDescription | undefined> {
+    const handle = this.calls.client.workflow.getHandle(workflowId, runId);
     try {
-      description = await this.calls.call(() => handle.describe());
+      return await this.calls.call(() => handle.describe());
     } catch (err) {
       if (isRunNotFound(err)) return undefined;
       throw err;
     }
-    const memo = description.memo as Partial<RunMemo> | undefined;
-    if (!memo || typeof memo.tool !== 'string' || memo.principal !== caller.principal) return undefined;
-    return { handle, description, memo: memo as RunMemo };
+  }
+
+  /** The slot's run that was `taskId` (it has closed), from visibility, within one deadline. */
+  private async earlierRun(
+    workflowId: string,
+    taskId: string,
+  ): Promise<WorkflowExecutionDescription | undefined> {
+    const runId = await this.calls.call(async () => {
+      let looked = 0;
+      const runs = this.calls.client.workflow.list({ query: `WorkflowId = "${workflowId}"`, pageSize: 100 });
+      for await (const run of runs) {
+        if ((run.memo as Partial<RunMemo> | undefined)?.task === taskId) return run.runId;
+        if (++looked >= EARLIER_RUNS_LOOKED_AT) return undefined;
+      }
+      return undefined;
+    });
+    return runId ? this.describe(workflowId, runId) : undefined;
   }
 
   /** The progress query's answer or its failure; never rejects (nobody may be awaiting it). */
-  query(workflowId: string, queryName: string): Promise<QueryAnswer> {
-    const handle = this.calls.client.workflow.getHandle(workflowId);
+  query(run: RunRef, queryName: string): Promise<QueryAnswer> {
+    const handle = this.calls.client.workflow.getHandle(run.workflowId, run.runId);
     return this.calls
       .call(() => handle.query<ProgressAnswer>(queryName), this.calls.options.queryTimeoutMs)
       .then(
@@ -180,8 +222,8 @@ export class RunViews {
   }
 
   /** A closed run's outcome, from its result or the failure its result throws. */
-  private closedState(handle: WorkflowHandle): Promise<ExecutionState> {
-    return this.calls.call(() => outcomeOf(this.calls.client, handle.workflowId));
+  private closedState(run: RunRef): Promise<ExecutionState> {
+    return this.calls.call(() => outcomeOf(this.calls.client, run));
   }
 
   /** The heartbeat details, through the client's codecs (a detail: undefined when they fail). */
@@ -198,7 +240,7 @@ export class RunViews {
   }
 
   private async runningState(run: OwnedRun, answer: QueryAnswer | undefined): Promise<ExecutionState> {
-    const { handle, description } = run;
+    const { description } = run;
     // A workflow task failing again and again may be one that can never complete.
     if ((description.raw.pendingWorkflowTask?.attempt ?? 0) >= 2) {
       const stuck = await stuckRunState(this.calls, description, this.stuckRuns);
@@ -212,7 +254,7 @@ export class RunViews {
       return { status: 'running', progress: answer.progress, ...withHeartbeat, ...(note ? { note } : {}) };
     }
     // It closed between the describe and the query: answer its outcome.
-    if (answer.error instanceof QueryRejectedError) return this.closedState(handle);
+    if (answer.error instanceof QueryRejectedError) return this.closedState(run.run);
     return {
       status: 'running',
       ...withHeartbeat,
@@ -264,6 +306,17 @@ function lastUpdate(description: WorkflowExecutionDescription): Date {
 function mayJustBeAnswered(run: OwnedRun, published: ProgressAnswer): boolean {
   const asks = Object.keys(published.inputRequests ?? {}).length > 0;
   return asks && Boolean(run.description.raw.pendingWorkflowTask);
+}
+
+/** A slot's runs looked at in visibility for a task's closed run, newest first. */
+const EARLIER_RUNS_LOOKED_AT = 1_000;
+
+function memoOf(description: WorkflowExecutionDescription): Partial<RunMemo> | undefined {
+  return description.memo as Partial<RunMemo> | undefined;
+}
+
+function runOf(run: OwnedRun): RunRef {
+  return run.run;
 }
 
 function isObject(value: unknown): value is ProgressAnswer {

@@ -10,20 +10,17 @@ import {
   type ExecutionState,
   RESULT_TOO_LARGE,
   RESULT_TOO_LARGE_MESSAGE,
+  type RunRef,
   TOO_LARGE_TERMINATION,
 } from './run-state.ts';
-import type { RunningTaskSlots } from './slots.ts';
 
 /**
  * The run's outcome once it has closed: its result, or the failure its result throws. Rejects when
  * `signal` aborts first, or Temporal fails (or does not answer).
  */
-export async function outcomeOf(
-  client: Client,
-  workflowId: string,
-  signal?: AbortSignal,
-): Promise<ExecutionState> {
-  const poll = () => timed('result-wait', () => client.workflow.getHandle(workflowId).result(), signal);
+export async function outcomeOf(client: Client, run: RunRef, signal?: AbortSignal): Promise<ExecutionState> {
+  const handle = client.workflow.getHandle(run.workflowId, run.runId);
+  const poll = () => timed('result-wait', () => handle.result(), signal);
   try {
     return completedState(await (signal ? client.withAbortSignal(signal, poll) : poll()));
   } catch (err) {
@@ -115,36 +112,28 @@ export interface WaitSignals {
 }
 
 export class RunWaits {
-  constructor(
-    private readonly client: Client,
-    /** The running-task cap, whose slot a run frees when a wait sees it close. */
-    private readonly slots?: RunningTaskSlots,
-  ) {}
+  constructor(private readonly client: Client) {}
 
   /**
    * Waits for the run to close, at most `budgetMs`, or until a signal aborts: resolves the moment it
    * closes, or with `running` when the wait ends first. Leaves no wait behind; every wait is timed
    * into the wait histogram with how it ended.
    */
-  forResult(workflowId: string, budgetMs: number, signals: WaitSignals = {}): Promise<WaitResult> {
-    if (budgetMs <= 0 || signals.gone?.aborted || signals.interrupt?.aborted) {
-      // No wait: the slot is not kept for one either (a full look frees it once the run ends).
-      this.slots?.waitEnded(workflowId, false);
+  forResult(run: RunRef, budgetMs: number, signals: WaitSignals = {}): Promise<WaitResult> {
+    if (budgetMs <= 0 || signals.gone?.aborted || signals.interrupt?.aborted)
       return Promise.resolve({ kind: 'running' });
-    }
-    if (!tracing) return this.bounded(workflowId, budgetMs, signals);
-    return inSpan('wait budget', { 'mcp.task.id': workflowId, 'mcp.wait.budget_ms': budgetMs }, () =>
-      this.bounded(workflowId, budgetMs, signals),
+    if (!tracing) return this.bounded(run, budgetMs, signals);
+    return inSpan('wait budget', { 'mcp.task.id': run.workflowId, 'mcp.wait.budget_ms': budgetMs }, () =>
+      this.bounded(run, budgetMs, signals),
     );
   }
 
-  private async bounded(workflowId: string, budgetMs: number, { gone, interrupt }: WaitSignals) {
+  private async bounded(run: RunRef, budgetMs: number, { gone, interrupt }: WaitSignals) {
     const end = waitSeconds.startTimer();
     // How the wait ended: on the wait histogram, and on the wait's span.
     const ended = (how: WaitOutcome) => {
       end({ outcome: how });
       if (tracing) annotateSpan({ 'mcp.wait.end': how });
-      this.slots?.waitEnded(workflowId, how === 'closed');
     };
     const budget = new AbortController();
     const timer = setTimeout(() => budget.abort(new Error('wait budget spent')), budgetMs);
@@ -154,7 +143,7 @@ export class RunWaits {
     try {
       // Raced with the budget itself: a long poll whose connection Temporal dropped may not heed
       // its abort, and the call must answer when its budget ends all the same.
-      const state = await untilAborted(outcomeOf(this.client, workflowId, budget.signal), budget.signal);
+      const state = await untilAborted(outcomeOf(this.client, run, budget.signal), budget.signal);
       ended('closed');
       return { kind: 'closed', state } as const;
     } catch (err) {
@@ -176,11 +165,11 @@ export class RunWaits {
    * Resolves with the run's outcome the moment it closes (one long poll, no timer), or undefined
    * when `signal` aborts first. The watch is counted while it is open.
    */
-  async closed(workflowId: string, signal: AbortSignal): Promise<ExecutionState | undefined> {
+  async closed(run: RunRef, signal: AbortSignal): Promise<ExecutionState | undefined> {
     if (signal.aborted) return undefined;
     const done = countOpen(taskWatches);
     try {
-      return await untilAborted(outcomeOf(this.client, workflowId, signal), signal);
+      return await untilAborted(outcomeOf(this.client, run, signal), signal);
     } catch (err) {
       if (signal.aborted) return undefined;
       throw err;

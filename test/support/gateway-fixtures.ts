@@ -42,6 +42,7 @@ export const APPROVAL_REQUEST: InputRequest = {
 export function view(state: ExecutionState, workflowId = 'mine-test'): ExecutionView {
   return {
     workflowId,
+    run: { workflowId },
     tool: 'start_mining',
     createdAt: CREATED,
     lastUpdatedAt: UPDATED,
