@@ -1,7 +1,7 @@
 // The approval pause of mineChain, against a real dev server and worker process.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -85,7 +85,8 @@ describe('mineChain approval', () => {
     const ledgerPath = result.publication.ledgerPath;
     assert.ok(ledgerPath.startsWith(join(dataDir, 'ledger')));
     const entry = JSON.parse(readFileSync(ledgerPath, 'utf8'));
-    assert.equal(entry.taskId, handle.workflowId);
+    assert.equal(entry.workflowId, handle.workflowId);
+    assert.equal(entry.runId, (await handle.describe()).runId);
     assert.equal(entry.chain.finalHash, result.finalHash);
     assert.deepEqual(Object.keys((await handle.query(miningProgressQuery)).inputRequests ?? {}), []);
   });
@@ -120,7 +121,9 @@ describe('mineChain approval', () => {
     });
     const result: ChainResult = await handle.result();
     assert.deepEqual(result.publication, { status: 'declined', action: 'accept', note: 'not now' });
-    assert.equal(existsSync(join(dataDir, 'ledger', `${handle.workflowId}.json`)), false);
+    const ledger = join(dataDir, 'ledger');
+    const files = existsSync(ledger) ? readdirSync(ledger) : [];
+    assert.ok(!files.some((file) => file.startsWith(handle.workflowId)), `ledger: ${files}`);
   });
 
   it('gives up when nobody answers before the approval deadline', async () => {

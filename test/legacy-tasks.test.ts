@@ -18,6 +18,7 @@ import {
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { inputRequestId } from '../gateway/mcp/legacy-task-input.ts';
+import { taskHandle } from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
 import { eventually } from './support/temporal.ts';
@@ -28,7 +29,8 @@ let stack: TestStack;
 before(async () => {
   stack = await startTestStack('legacy-tasks', {
     waitBudgetMs: 500,
-    env: { MCP_AUTH_TOKENS: `alice:${TOKENS.alice},bob:${TOKENS.bob}` },
+    // Under the running-task cap, as a gateway runs by default.
+    env: { MCP_AUTH_TOKENS: `alice:${TOKENS.alice},bob:${TOKENS.bob}`, MCP_MAX_RUNNING_TASKS: '100' },
   });
 });
 
@@ -132,7 +134,7 @@ describe('a 2025-11-25 client with tasks (SDK v1 client.experimental.tasks)', ()
       assert.match(JSON.stringify(last?.result), /published to the ledger/);
       assert.equal(pushed[0], 'input_required', `pushed: ${pushed}`);
       assert.ok(pushed.includes('completed'), `pushed: ${pushed}`);
-      const history = await stack.temporal.client.workflow.getHandle(taskId).fetchHistory();
+      const history = await taskHandle(stack.temporal.client, 'alice', taskId).fetchHistory();
       const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes);
       assert.equal(signals.length, 1, 'the answer reached the run once');
     } finally {
@@ -203,7 +205,7 @@ describe('a 2025-11-25 client with tasks (SDK v1 client.experimental.tasks)', ()
       const key = 'approve-publish-1'; // the mining run's first question
       assert.equal((await answer(TOKENS.bob, key)).status, 202);
       assert.equal((await alice.experimental.tasks.getTask(taskId)).status, 'input_required');
-      const history = await stack.temporal.client.workflow.getHandle(taskId).fetchHistory();
+      const history = await taskHandle(stack.temporal.client, 'alice', taskId).fetchHistory();
       assert.ok(!(history.events ?? []).some((e) => e.workflowExecutionSignaledEventAttributes));
       // The owner's own answer, on the same route, is taken.
       assert.equal((await answer(TOKENS.alice, key)).status, 202);
@@ -236,7 +238,7 @@ describe('a 2025-11-25 client with tasks (SDK v1 client.experimental.tasks)', ()
         await assert.rejects(attempt(), (err: { code?: number }) => err.code === -32602);
       const cancelled = await alice.experimental.tasks.cancelTask(taskId);
       assert.equal(cancelled.status, 'cancelled');
-      const described = await stack.temporal.client.workflow.getHandle(taskId).describe();
+      const described = await taskHandle(stack.temporal.client, 'alice', taskId).describe();
       assert.equal(described.status.name, 'CANCELLED');
       const listed = await pollList(alice, taskId);
       assert.equal(listed.find((task) => task.taskId === taskId)?.status, 'cancelled');

@@ -1,6 +1,6 @@
 // The accounting, from Temporal's own records: every mineChain run on the soak's task queue, listed
-// through the Temporal client (a run missing from the list is described by id before it counts as
-// lost), with its McpPrincipal search attribute and the idempotency key its memo keeps. Each
+// through the Temporal client (a run the list shows running is described before it counts as
+// unfinished), with its McpPrincipal search attribute and the task and idempotency key its memo keeps. Each
 // accepted call must have exactly one run, closed completed or cancelled, under its own principal.
 import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/client';
 import protos from '@temporalio/proto';
@@ -13,7 +13,10 @@ import type { Finding, Job } from './job.ts';
 const VISIBILITY_WAIT_MS = 10_000;
 
 interface RunRecord {
+  /** The task id: the run's memo names it under the running-task cap, else its workflow id. */
   workflowId: string;
+  /** The run in Temporal. */
+  run: { workflowId: string; runId: string };
   status: string;
   principal?: string;
   key?: string;
@@ -56,10 +59,10 @@ export async function auditRuns(address: string, taskQueue: string, jobs: readon
       visibilityLag: 0,
       findings: [],
     };
-    for (const job of accepted)
-      judgeJob(audit, job, await truth(client, job, byKey.get(job.key) ?? [], audit));
+    for (const job of accepted) judgeJob(audit, job, await truth(client, byKey.get(job.key) ?? [], audit));
+    const byTask = new Map(runs.map((run) => [run.workflowId, run.run]));
     for (const list of [audit.lost, audit.unfinished])
-      for (const [i, line] of list.entries()) list[i] = `${line}${await story(client, line)}`;
+      for (const [i, line] of list.entries()) list[i] = `${line}${await story(client, line, byTask)}`;
     const known = new Set(jobs.map((job) => job.key));
     for (const job of jobs)
       if (!job.accepted && job.refused !== 'gave_up' && byKey.has(job.key))
@@ -94,11 +97,12 @@ async function settledRuns(
 }
 
 function record(info: Omit<WorkflowExecutionInfo, 'raw'>): RunRecord {
-  const memo = (info.memo ?? {}) as { arguments?: { idempotency_key?: unknown } };
+  const memo = (info.memo ?? {}) as { task?: string; arguments?: { idempotency_key?: unknown } };
   const key = memo.arguments?.idempotency_key;
   const principal = info.typedSearchAttributes.get(MCP_PRINCIPAL);
   return {
-    workflowId: info.workflowId,
+    workflowId: memo.task ?? info.workflowId,
+    run: { workflowId: info.workflowId, runId: info.runId },
     status: info.status.name,
     ...(principal ? { principal } : {}),
     ...(typeof key === 'string' ? { key } : {}),
@@ -106,13 +110,14 @@ function record(info: Omit<WorkflowExecutionInfo, 'raw'>): RunRecord {
 }
 
 /**
- * The call's runs as the list shows them; a single run it shows running, or none, is described by
- * the id the start answered (describe reads the run itself, the list an index that may lag).
+ * The call's runs as the list shows them; a single run it shows running is described (describe
+ * reads the run itself, the list an index that may lag).
  */
-async function truth(client: Client, job: Job, listed: RunRecord[], audit: Audit): Promise<RunRecord[]> {
-  if (listed.length > 1 || (listed[0] && listed[0].status !== 'RUNNING')) return listed;
+async function truth(client: Client, listed: RunRecord[], audit: Audit): Promise<RunRecord[]> {
+  const [only] = listed;
+  if (listed.length !== 1 || !only || only.status !== 'RUNNING') return listed;
   try {
-    const run = record(await client.workflow.getHandle(job.workflowId as string).describe());
+    const run = record(await client.workflow.getHandle(only.run.workflowId, only.run.runId).describe());
     if (run.status !== (listed[0]?.status ?? 'absent')) audit.visibilityLag++;
     return [run];
   } catch {
@@ -121,11 +126,11 @@ async function truth(client: Client, job: Job, listed: RunRecord[], audit: Audit
 }
 
 /** What a run's history says: the signals it received, its last events, why it failed or was ended. */
-async function story(client: Client, line: string): Promise<string> {
-  const id = /run (mine-\S+) is /.exec(line)?.[1];
-  if (!id) return '';
+async function story(client: Client, line: string, byTask: Map<string, RunRecord['run']>): Promise<string> {
+  const run = byTask.get(/run (mine-\S+) is /.exec(line)?.[1] ?? '');
+  if (!run) return '';
   try {
-    const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    const events = (await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? [];
     const type = (event: (typeof events)[number]) =>
       String(protos.temporal.api.enums.v1.EventType[event.eventType ?? 0]).replace('EVENT_TYPE_', '');
     const signals = events.filter((event) => type(event) === 'WORKFLOW_EXECUTION_SIGNALED').length;

@@ -29,35 +29,42 @@ export type StartIn<T> = (slot: number, workflowId: string) => Promise<T>;
 export class RunningTaskSlots {
   /** principal → until when it was found full (this replica's memory only: a refusal is always safe). */
   private readonly fullUntil = new Map<string, number>();
-  /** principal → the slots a start on this replica is trying now (another start tries others). */
-  private readonly trying = new Map<string, Set<number>>();
+  /** principal → the start in progress on this replica (the next one waits for it). */
+  private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly client: Client,
     private readonly options: SlotsOptions,
   ) {}
 
-  get limit(): number {
-    return this.options.limit;
-  }
-
-  private workflowId(principal: string, slot: number): string {
-    return slotWorkflowId(this.options.serverSecret, principal, slot);
-  }
-
   /**
    * Starts a run of `principal` in a free slot, or throws RunningTaskLimitError: a few slots at
-   * random, then (when those are held) every slot is looked at and the free ones tried.
+   * random, then (when those are held) every slot is looked at and the free ones tried. One start
+   * per principal at a time on this replica: a burst queues here instead of racing for the same
+   * slots on Temporal, and once the principal is found full the rest of it is refused without a
+   * call. Replicas race on Temporal, which lets one win each slot.
    */
-  async start<T>(principal: string, startIn: StartIn<T>): Promise<T> {
+  start<T>(principal: string, startIn: StartIn<T>): Promise<T> {
+    const previous = this.queues.get(principal) ?? Promise.resolve();
+    const next = previous.then(
+      () => this.startNow(principal, startIn),
+      () => this.startNow(principal, startIn),
+    );
+    this.queues.set(principal, next);
+    const settle = () => {
+      if (this.queues.get(principal) === next) this.queues.delete(principal);
+    };
+    next.then(settle, settle);
+    return next;
+  }
+
+  private async startNow<T>(principal: string, startIn: StartIn<T>): Promise<T> {
     const { limit } = this.options;
     const now = (this.options.now ?? Date.now)();
     if ((this.fullUntil.get(principal) ?? 0) > now) throw new RunningTaskLimitError(principal, limit, limit);
-    const tried = new Set<number>();
+    const first = randomInt(limit);
     for (let i = 0; i < Math.min(QUICK_TRIES, limit); i++) {
-      const slot = this.untried(principal, tried);
-      if (slot === undefined) break;
-      const started = await this.attempt(principal, slot, startIn);
+      const started = await this.attempt(principal, (first + i) % limit, startIn);
       if (started) return started.run;
     }
     const { free, failures } = await this.freeSlots(principal);
@@ -73,19 +80,8 @@ export class RunningTaskSlots {
     throw new RunningTaskLimitError(principal, limit, limit);
   }
 
-  /** A random slot neither tried by this start nor being tried by another on this replica. */
-  private untried(principal: string, tried: Set<number>): number | undefined {
-    const busy = this.trying.get(principal);
-    const { limit } = this.options;
-    const first = randomInt(limit);
-    for (let i = 0; i < limit; i++) {
-      const slot = (first + i) % limit;
-      if (!tried.has(slot) && !busy?.has(slot)) {
-        tried.add(slot);
-        return slot;
-      }
-    }
-    return undefined;
+  private workflowId(principal: string, slot: number): string {
+    return slotWorkflowId(this.options.serverSecret, principal, slot);
   }
 
   /** Starts in `slot`; undefined when it is held. */
@@ -94,16 +90,11 @@ export class RunningTaskSlots {
     slot: number,
     startIn: StartIn<T>,
   ): Promise<{ run: T } | undefined> {
-    const busy = this.trying.get(principal) ?? new Set<number>();
-    this.trying.set(principal, busy.add(slot));
     try {
       return { run: await startIn(slot, this.workflowId(principal, slot)) };
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
       throw err;
-    } finally {
-      busy.delete(slot);
-      if (busy.size === 0 && this.trying.get(principal) === busy) this.trying.delete(principal);
     }
   }
 

@@ -50,6 +50,9 @@ export interface StartRequest {
   summary: string;
 }
 
+/** How long a start Temporal did not confirm is looked for before the answer names its id. */
+const UNCONFIRMED_LOOK_MS = 1_000;
+
 export interface StartedRun {
   /** The task id. */
   workflowId: string;
@@ -118,16 +121,17 @@ export class RunStarts {
         }),
       );
     } catch (err) {
-      // Temporal did not answer while the slots were looked at: nothing was started.
-      throw isTemporalUnavailable(err) ? new NotStartedError(taskId, err) : err;
+      // Temporal did not answer while the slots were looked at (not a start of ours): nothing was started.
+      const looking = isTemporalUnavailable(err) && !(err instanceof StartUnconfirmedError);
+      throw looking ? new NotStartedError(taskId, err) : err;
     }
   }
 
   /**
    * Starts the run and confirms it. A start Temporal did not confirm in time may still have been
-   * committed: the run is looked for once (on a deadline of its own) and answered if it is there;
-   * otherwise the caller is told its id, never only "try again" (a retry without an idempotency key
-   * would start a second run).
+   * committed: the run is looked for once (on a short deadline of its own) and answered if it is
+   * there; otherwise the caller is told its id, never only "try again" (a retry without an
+   * idempotency key would start a second run), which a poll finds once Temporal answers.
    */
   private async confirmed(start: RunToStart): Promise<StartedRun> {
     try {
@@ -135,9 +139,9 @@ export class RunStarts {
     } catch (err) {
       if (!isTemporalUnavailable(err)) throw err;
       const { calls, views } = this.deps;
-      const found = await calls
-        .ownDeadline(() => views.owned(start.taskId, start.caller))
-        .catch(() => undefined);
+      const lookMs = Math.min(UNCONFIRMED_LOOK_MS, calls.options.callTimeoutMs);
+      const look = () => calls.call(() => views.owned(start.taskId, start.caller), lookMs);
+      const found = await calls.ownDeadline(look).catch(() => undefined);
       if (found) return { workflowId: start.taskId, run: found.run };
       throw new StartUnconfirmedError(start.taskId, err);
     }

@@ -60,6 +60,9 @@ export async function startGateway(options: GatewayOptions): Promise<TestGateway
     MCP_QUERY_TIMEOUT_MS: String(options.queryTimeoutMs ?? 1_000),
     MCP_TEMPORAL_TIMEOUT_MS: String(options.temporalTimeoutMs ?? 3_000),
     MCP_READY_TIMEOUT_MS: String(options.readyTimeoutMs ?? 1_000),
+    // No running-task cap unless a test sets one: under the cap a task's workflow id is its slot's,
+    // and most tests look at a task's run by its id. The cap's own tests set it (taskHandle).
+    MCP_MAX_RUNNING_TASKS: '0',
     ...options.env,
   });
   const temporal = createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);
