@@ -3,6 +3,7 @@
 import * as z from 'zod/v4';
 import { integer, parseSettings } from '../../common/settings.ts';
 import type { SubscriptionLimits } from '../mcp/method-context.ts';
+import { MAX_SLOTS } from '../temporal/task-ids.ts';
 import { DEFAULTS } from './defaults.ts';
 
 export interface LimitSettings {
@@ -32,7 +33,7 @@ const limitsSchema = z
     MCP_QUERY_TIMEOUT_MS: integer('MCP_QUERY_TIMEOUT_MS', DEFAULTS.queryTimeoutMs, 100, 60_000),
     MCP_TEMPORAL_TIMEOUT_MS: integer('MCP_TEMPORAL_TIMEOUT_MS', DEFAULTS.temporalTimeoutMs, 500, 120_000),
     MCP_READY_TIMEOUT_MS: integer('MCP_READY_TIMEOUT_MS', DEFAULTS.readyTimeoutMs, 100, 60_000),
-    MCP_MAX_RUNNING_TASKS: integer('MCP_MAX_RUNNING_TASKS', DEFAULTS.maxRunningTasks, 0, 1_000_000),
+    MCP_MAX_RUNNING_TASKS: integer('MCP_MAX_RUNNING_TASKS', DEFAULTS.maxRunningTasks, 0, MAX_SLOTS),
     MCP_LISTEN_MAX_TASKS: integer('MCP_LISTEN_MAX_TASKS', DEFAULTS.listenMaxTasks, 1, 10_000),
     MCP_LISTEN_MAX_STREAMS: integer('MCP_LISTEN_MAX_STREAMS', DEFAULTS.listenMaxStreams, 1, 100_000),
     MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL: integer(

@@ -53,6 +53,8 @@ export function runDetails(run: Omit<RunMemo, 'createdAt'>): string {
     args = `${args.slice(0, DETAILS_ARGUMENTS_MAX_CHARS)}\n… (${args.length - DETAILS_ARGUMENTS_MAX_CHARS} more characters)`;
   }
   return [
+    // Under the running-task cap the workflow id is the slot's: the task id the client holds is here.
+    ...(run.task ? [`- **Task:** ${code(run.task)}`] : []),
     `- **Caller:** ${code(run.principal)}`,
     `- **MCP client:** ${clientLine(run.origin)}`,
     `- **Protocol revision:** ${plain(run.origin?.protocolVersion ?? 'unknown')}`,
