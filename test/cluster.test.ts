@@ -7,13 +7,15 @@
 // .data/cluster-faults.json, and printed).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import { ANONYMOUS } from '../gateway/mcp/handler.ts';
+import { taskWorkflowId } from '../gateway/temporal/task-ids.ts';
 import { type Cluster, freeClusterPorts, startCluster } from '../launcher/cluster/cluster.ts';
 import { freePort } from '../launcher/free-port.ts';
 import type { ChainResult } from '../workflows/mining/types.ts';
@@ -80,11 +82,20 @@ async function startRunning(blocks: number, seconds: number, label: string) {
   return { args, workflowId: started.workflowId, watch };
 }
 
+/**
+ * A task's workflow handle: under the running-task cap (the gateways' default) its slot's workflow
+ * (the current run: the task's own while it runs, and the one that just completed after a fault).
+ */
+function taskRun(taskId: string) {
+  const secret = Buffer.from(readFileSync(join(cluster.dataDir, 'server-secret'), 'utf8').trim(), 'utf8');
+  return temporal.workflow.getHandle(taskWorkflowId(secret, ANONYMOUS, taskId));
+}
+
 /** After a fault: the task completed, every block in its result once (the last test counts workflows per key). */
 async function assertSurvived(label: string, workflowId: string, blocks: number, watchReport: WatchReport) {
   assert.equal(watchReport.final?.status, 'completed', `${label}: ${JSON.stringify(watchReport.final)}`);
   assertWholeChain(watchReport.final?.result, blocks);
-  const handle = temporal.workflow.getHandle(workflowId);
+  const handle = taskRun(workflowId);
   const description = await handle.describe();
   assert.equal(description.status.name, 'COMPLETED');
   const attempts = (watchReport.final?.result?.blocks ?? []).map((b) => b.attempt);
@@ -350,7 +361,7 @@ describe('cluster: PostgreSQL, Temporal services as processes, two gateways behi
     // The worker running the block, and one more.
     const busy = await eventually(
       async () => {
-        const description = await temporal.workflow.getHandle(run.workflowId).describe();
+        const description = await taskRun(run.workflowId).describe();
         const identity = description.raw.pendingActivities?.[0]?.lastWorkerIdentity ?? '';
         return cluster.workers.find((w) => identity === `${w.pid}@${hostname()}`);
       },

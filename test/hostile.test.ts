@@ -672,7 +672,7 @@ describe('shutdown under load', () => {
       }
       // Nothing lost: every run the calls started is still there, running, on Temporal.
       for (const id of ids) {
-        const description = await stack.temporal.client.workflow.getHandle(id).describe();
+        const description = await taskHandle(stack.temporal.client, ANONYMOUS, id).describe();
         assert.equal(description.status.name, 'RUNNING');
       }
       console.log(

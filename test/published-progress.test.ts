@@ -7,13 +7,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { ANONYMOUS } from '../gateway/mcp/handler.ts';
 import { newTaskId } from '../gateway/temporal/task-ids.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { PROGRESS_MEMO } from '../workflows/mcp-contract.ts';
 import { paceStep } from './fixtures/workflows/paced-run.ts';
 import { finishQueryOnly } from './fixtures/workflows/published.ts';
 import { startGatewayProcess } from './support/gateway-process.ts';
-import { startGateway, TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
+import { startGateway, TEST_SERVER_SECRET, type TestGateway, taskHandle } from './support/gateway-server.ts';
 import { rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
 import { type Samples, scrape, summedDelta } from './support/metrics-scrape.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
@@ -207,7 +208,7 @@ describe('a namespace without McpTaskStatus', () => {
         TASKS_CLIENT,
       );
       const taskId = created.taskId as string;
-      await bare.client.workflow.getHandle(taskId).signal(paceStep, { message: 'Without the attribute' });
+      await taskHandle(bare.client, ANONYMOUS, taskId).signal(paceStep, { message: 'Without the attribute' });
       const task = await eventually(
         async () => {
           const got = await rpcResult(gatewayProcess.url, 'tasks/get', { taskId }, TASKS_CLIENT);
@@ -219,7 +220,7 @@ describe('a namespace without McpTaskStatus', () => {
       assert.equal(task.status, 'working');
       const matches = gatewayProcess.output().match(/McpTaskStatus is not registered/g) ?? [];
       assert.equal(matches.length, 1, 'said once');
-      await bare.client.workflow.getHandle(taskId).signal(paceStep, { finish: true });
+      await taskHandle(bare.client, ANONYMOUS, taskId).signal(paceStep, { finish: true });
     } finally {
       await gatewayProcess.stop();
       bareWorker.worker.shutdown();

@@ -171,7 +171,7 @@ export interface CallWait {
  * call brought along are signalled when the run asks for their keys (once each), and the wait goes on.
  */
 export async function waitOrAsk(backend: TemporalBackend, wait: CallWait): Promise<WaitEnd> {
-  const { workflowId, budgetMs, gone, stopping } = wait;
+  const { budgetMs, gone, stopping } = wait;
   const interrupt = new AbortController();
   const stop = () => interrupt.abort(SHUTDOWN);
   stopping?.addEventListener('abort', stop, { once: true });

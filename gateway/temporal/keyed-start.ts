@@ -9,9 +9,10 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile, isRunNotFound } from './errors.ts';
+import type { OwnedRun } from './run-lookup.ts';
 import type { Caller } from './run-memo.ts';
 import type { RunRef } from './run-state.ts';
-import type { OwnedRun, RunViews } from './view.ts';
+import type { RunViews } from './view.ts';
 
 /** The records' task queue: nothing polls it, so a record never runs, it only exists. */
 const KEY_TASK_QUEUE = 'mcp-idempotency-keys';

@@ -17,13 +17,14 @@ import {
   StartUnconfirmedError,
 } from './errors.ts';
 import { KeyedStarts } from './keyed-start.ts';
+import type { OwnedRun } from './run-lookup.ts';
 import { type Caller, MCP_PRINCIPAL, MCP_TOOL, type RunMemo } from './run-memo.ts';
 import type { RunRef } from './run-state.ts';
 import { runDetails, runSummary } from './run-texts.ts';
 import type { RunningTaskSlots } from './slots.ts';
 import { differingArguments, inSlot, keyedTaskId, newTaskId } from './task-ids.ts';
 import { MCP_TASK_STATUS, type TaskStatusAttribute } from './task-status.ts';
-import type { OwnedRun, RunViews } from './view.ts';
+import type { RunViews } from './view.ts';
 
 /** A run to start for a catalog tool. */
 export interface StartRequest {

@@ -24,12 +24,19 @@ function ownerTag(secret: Buffer, principal: string, prefix: string, named: Buff
   return mac.update(named).digest().subarray(0, TAG_BYTES);
 }
 
-/** The task id of `body` (16 bytes, and the slot when there is one) for `principal`, under the tool's id prefix. */
-function ownedTaskId(secret: Buffer, principal: string, prefix: string, body: Buffer, slot?: number): string {
-  if (body.length !== BODY_BYTES) throw new Error(`a task id body is ${BODY_BYTES} bytes`);
-  const named = slot === undefined ? body : Buffer.concat([body, slotBytes(slot)]);
+/**
+ * The task id of `named` (the 16-byte body, then the slot when there is one) for `principal`, under
+ * the tool's id prefix.
+ */
+function ownedTaskId(secret: Buffer, principal: string, prefix: string, named: Buffer): string {
   const bytes = Buffer.concat([named, ownerTag(secret, principal, prefix, named)]);
   return `${prefix}-${bytes.toString('base64url')}`;
+}
+
+/** The body, and the slot when there is one, as a task id names them. */
+function named(body: Buffer, slot?: number): Buffer {
+  if (body.length !== BODY_BYTES) throw new Error(`a task id body is ${BODY_BYTES} bytes`);
+  return slot === undefined ? body : Buffer.concat([body, slotBytes(slot)]);
 }
 
 function slotBytes(slot: number): Buffer {
@@ -41,14 +48,14 @@ function slotBytes(slot: number): Buffer {
 
 /** A fresh task id for `principal`: 128 random bits, and the slot its run holds under the cap. */
 export function newTaskId(secret: Buffer, principal: string, prefix: string, slot?: number): string {
-  return ownedTaskId(secret, principal, prefix, randomBytes(BODY_BYTES), slot);
+  return ownedTaskId(secret, principal, prefix, named(randomBytes(BODY_BYTES), slot));
 }
 
 /** The same task id naming another slot (a start that tries slots one after another). */
 export function inSlot(secret: Buffer, principal: string, taskId: string, slot: number): string {
   const parsed = parse(taskId);
   if (!parsed) throw new Error('not a task id');
-  return ownedTaskId(secret, principal, parsed.prefix, parsed.bytes.subarray(0, BODY_BYTES), slot);
+  return ownedTaskId(secret, principal, parsed.prefix, named(parsed.bytes.subarray(0, BODY_BYTES), slot));
 }
 
 interface ParsedId {
@@ -122,7 +129,7 @@ export function keyedTaskId(
   const mac = createHmac('sha256', secret).update(
     JSON.stringify(['mcp-task-id/v1', principal, tool.name, key]),
   );
-  return ownedTaskId(secret, principal, tool.idPrefix, mac.digest().subarray(0, 16));
+  return ownedTaskId(secret, principal, tool.idPrefix, named(mac.digest().subarray(0, 16)));
 }
 
 function canonical(value: unknown): unknown {

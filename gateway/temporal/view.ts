@@ -4,19 +4,15 @@
 // with the describe when the tool only answers the query). Every read first checks the id's owner
 // tag (task-ids.ts): no Temporal call for an id that is not the caller's, and a run whose memo names
 // another principal is not found.
-import {
-  QueryRejectedError,
-  type WorkflowExecutionDescription,
-  type WorkflowHandle,
-} from '@temporalio/client';
+import { QueryRejectedError, type WorkflowExecutionDescription } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
 import { linkToRun, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
-import { isRunNotFound } from './errors.ts';
 import { queryFailureNote, SAFE } from './query-notes.ts';
-import type { Caller, RunMemo } from './run-memo.ts';
+import { type OwnedRun, RunLookup } from './run-lookup.ts';
+import type { Caller } from './run-memo.ts';
 import type { ExecutionState, ExecutionView, ProgressAnswer, RunRef } from './run-state.ts';
 import { isOwnedBy, taskIdPrefix, taskWorkflowId } from './task-ids.ts';
 import { type StuckRunPolicy, stuckRunState } from './too-large.ts';
@@ -33,21 +29,16 @@ export interface ProgressSource {
   published?: boolean;
 }
 
-/** A run the caller owns: its handle, its description and the gateway's memo. */
-export interface OwnedRun {
-  /** Bound to the run. */
-  handle: WorkflowHandle;
-  run: RunRef;
-  description: WorkflowExecutionDescription;
-  memo: RunMemo;
-}
-
 export class RunViews {
+  private readonly lookup: RunLookup;
+
   constructor(
     private readonly calls: TemporalCalls,
     private readonly serverSecret: Buffer,
     private readonly stuckRuns: StuckRunPolicy,
-  ) {}
+  ) {
+    this.lookup = new RunLookup(calls, serverSecret);
+  }
 
   /** Whether the id is one this gateway issued to the caller, for `idPrefix`'s tool if given (no Temporal call). */
   owns(workflowId: string, caller: Caller, idPrefix?: string): boolean {
@@ -151,53 +142,9 @@ export class RunViews {
     return this.query(runOf(run), source.progressQuery);
   }
 
-  /**
-   * The run's handle (bound to the run) and description when it exists, was started by the gateway
-   * for a tool, and its memo names the caller (a second check behind the id's owner tag). A task
-   * under the cap is its slot's current run while it runs; once a later task holds the slot, the
-   * task's run is found among the slot's runs in visibility.
-   */
-  async owned(taskId: string, caller: Caller): Promise<OwnedRun | undefined> {
-    const workflowId = taskWorkflowId(this.serverSecret, caller.principal, taskId);
-    let description = await this.describe(workflowId);
-    if (description && workflowId !== taskId && memoOf(description)?.task !== taskId)
-      description = await this.earlierRun(workflowId, taskId);
-    const memo = description && memoOf(description);
-    if (!description || !memo || typeof memo.tool !== 'string' || memo.principal !== caller.principal)
-      return undefined;
-    if (workflowId !== taskId && memo.task !== taskId) return undefined;
-    const handle = this.calls.client.workflow.getHandle(workflowId, description.runId);
-    return { handle, run: { workflowId, runId: description.runId }, description, memo: memo as RunMemo };
-  }
-
-  private async describe(
-    workflowId: string,
-    runId?: string,
-  ): Promise<WorkflowExecutionDescription | undefined> {
-    const handle = this.calls.client.workflow.getHandle(workflowId, runId);
-    try {
-      return await this.calls.call(() => handle.describe());
-    } catch (err) {
-      if (isRunNotFound(err)) return undefined;
-      throw err;
-    }
-  }
-
-  /** The slot's run that was `taskId` (it has closed), from visibility, within one deadline. */
-  private async earlierRun(
-    workflowId: string,
-    taskId: string,
-  ): Promise<WorkflowExecutionDescription | undefined> {
-    const runId = await this.calls.call(async () => {
-      let looked = 0;
-      const runs = this.calls.client.workflow.list({ query: `WorkflowId = "${workflowId}"`, pageSize: 100 });
-      for await (const run of runs) {
-        if ((run.memo as Partial<RunMemo> | undefined)?.task === taskId) return run.runId;
-        if (++looked >= EARLIER_RUNS_LOOKED_AT) return undefined;
-      }
-      return undefined;
-    });
-    return runId ? this.describe(workflowId, runId) : undefined;
+  /** The caller's run of the task (run-lookup.ts); undefined when there is none. */
+  owned(taskId: string, caller: Caller): Promise<OwnedRun | undefined> {
+    return this.lookup.owned(taskId, caller);
   }
 
   /** The progress query's answer or its failure; never rejects (nobody may be awaiting it). */
@@ -306,13 +253,6 @@ function lastUpdate(description: WorkflowExecutionDescription): Date {
 function mayJustBeAnswered(run: OwnedRun, published: ProgressAnswer): boolean {
   const asks = Object.keys(published.inputRequests ?? {}).length > 0;
   return asks && Boolean(run.description.raw.pendingWorkflowTask);
-}
-
-/** A slot's runs looked at in visibility for a task's closed run, newest first. */
-const EARLIER_RUNS_LOOKED_AT = 1_000;
-
-function memoOf(description: WorkflowExecutionDescription): Partial<RunMemo> | undefined {
-  return description.memo as Partial<RunMemo> | undefined;
 }
 
 function runOf(run: OwnedRun): RunRef {
