@@ -7,7 +7,15 @@ import { declaresTasksExtension } from '../gateway/mcp/handler.ts';
 import { inputResponsesSchema } from '../gateway/mcp/input-rounds.ts';
 import { validated } from '../gateway/mcp/tools-call.ts';
 import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
-import { isOwnedBy, newTaskId, taskIdPrefix } from '../gateway/temporal/task-ids.ts';
+import {
+  inSlot,
+  isOwnedBy,
+  newTaskId,
+  slotWorkflowId,
+  taskIdPrefix,
+  taskSlot,
+  taskWorkflowId,
+} from '../gateway/temporal/task-ids.ts';
 import { LIMITS } from '../workflows/mining/bounds.ts';
 
 const mining = miningTool({ taskQueue: 'q', waitBudgetMs: 1_000 });
@@ -104,6 +112,24 @@ describe('task ids', () => {
     assert.equal(taskIdPrefix(id), 'start_report-v2');
     assert.equal(isOwnedBy(secret, 'alice', id), true);
     assert.equal(taskIdPrefix('mine-short'), undefined);
+  });
+
+  test('under the cap name their slot, which the owner tag covers; the two forms never read as each other', async () => {
+    const id = newTaskId(secret, 'alice', 'start_report-v2', 7);
+    assert.equal(taskIdPrefix(id), 'start_report-v2');
+    assert.equal(taskSlot(id), 7);
+    assert.equal(isOwnedBy(secret, 'alice', id), true);
+    assert.equal(isOwnedBy(secret, 'bob', id), false);
+    const moved = inSlot(secret, 'alice', id, 8);
+    assert.equal(taskSlot(moved), 8);
+    assert.equal(isOwnedBy(secret, 'alice', moved), true);
+    // The slot changed without its tag: nobody's.
+    const body = Buffer.from(id.slice(id.indexOf('~') + 1), 'base64url');
+    body.writeUInt16BE(8, 16);
+    assert.equal(isOwnedBy(secret, 'alice', `start_report-v2~${body.toString('base64url')}`), false);
+    assert.equal(taskSlot(newTaskId(secret, 'alice', 'start_report-v2')), undefined);
+    assert.equal(taskWorkflowId(secret, 'alice', id), slotWorkflowId(secret, 'alice', 7));
+    assert.notEqual(slotWorkflowId(secret, 'alice', 7), slotWorkflowId(secret, 'bob', 7));
   });
 
   test("a changed, cut, padded or foreign-shaped id is nobody's", async () => {

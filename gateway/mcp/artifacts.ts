@@ -48,7 +48,7 @@ export function artifactUri(taskId: string, artifactId: string): string {
 
 /** The task and artifact a URI names; undefined for anything not of the gateway's own form. */
 export function parseArtifactUri(uri: string): { taskId: string; artifactId: string } | undefined {
-  const match = /^artifact:\/\/([A-Za-z0-9_.-]{1,200})\/([A-Za-z0-9_-]+)$/.exec(uri);
+  const match = /^artifact:\/\/([A-Za-z0-9_.~-]{1,200})\/([A-Za-z0-9_-]+)$/.exec(uri);
   if (!match || !ARTIFACT_ID_PATTERN.test(match[2] as string)) return undefined;
   return { taskId: match[1] as string, artifactId: match[2] as string };
 }

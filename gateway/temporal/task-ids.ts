@@ -2,7 +2,8 @@
 // 64-bit owner tag, HMAC(server secret, principal, prefix, body). Whether an id is the caller's is
 // told without asking Temporal, so another caller's task and one that never existed are refused
 // alike, at once; the prefix names the tool. Under the running-task cap an id also names the slot
-// its run holds (slots.ts): body, slot (2 bytes), tag, the tag over the slot too. Pure.
+// its run holds (slots.ts): `<tool prefix>~` then body, slot (2 bytes), tag, the tag over the slot
+// too (`~` is in no prefix nor in base64url, so the two forms never read as each other). Pure.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BODY_BYTES = 16;
@@ -13,6 +14,11 @@ export const MAX_SLOTS = 2 ** (8 * SLOT_BYTES);
 /** base64url lengths of body + tag, and of body + slot + tag. */
 const PLAIN_LENGTH = encodedLength(BODY_BYTES + TAG_BYTES);
 const SLOTTED_LENGTH = encodedLength(BODY_BYTES + SLOT_BYTES + TAG_BYTES);
+/** The two forms: encoded length, the separator before it, decoded length. */
+const FORMS: [number, string, number][] = [
+  [SLOTTED_LENGTH, '~', BODY_BYTES + SLOT_BYTES + TAG_BYTES],
+  [PLAIN_LENGTH, '-', BODY_BYTES + TAG_BYTES],
+];
 
 function encodedLength(bytes: number): number {
   return Math.ceil((bytes * 4) / 3);
@@ -30,7 +36,8 @@ function ownerTag(secret: Buffer, principal: string, prefix: string, named: Buff
  */
 function ownedTaskId(secret: Buffer, principal: string, prefix: string, named: Buffer): string {
   const bytes = Buffer.concat([named, ownerTag(secret, principal, prefix, named)]);
-  return `${prefix}-${bytes.toString('base64url')}`;
+  const separator = named.length === BODY_BYTES ? '-' : '~';
+  return `${prefix}${separator}${bytes.toString('base64url')}`;
 }
 
 /** The body, and the slot when there is one, as a task id names them. */
@@ -67,17 +74,17 @@ interface ParsedId {
 
 /** A well-formed task id's parts; undefined for anything else. */
 function parse(taskId: string): ParsedId | undefined {
-  for (const length of [SLOTTED_LENGTH, PLAIN_LENGTH]) {
-    const dash = taskId.length - length - 1;
-    if (dash <= 0 || taskId[dash] !== '-') continue;
-    const encoded = taskId.slice(dash + 1);
-    const bytes = Buffer.from(encoded, 'base64url');
+  for (const [length, separator, bytes] of FORMS) {
+    const at = taskId.length - length - 1;
+    if (at <= 0 || taskId[at] !== separator) continue;
+    const encoded = taskId.slice(at + 1);
+    const decoded = Buffer.from(encoded, 'base64url');
     // Node's decoder skips characters outside the alphabet: only the exact encoding counts.
-    if (bytes.toString('base64url') !== encoded) continue;
-    const prefix = taskId.slice(0, dash);
-    if (bytes.length === BODY_BYTES + TAG_BYTES) return { prefix, bytes };
-    if (bytes.length === BODY_BYTES + SLOT_BYTES + TAG_BYTES)
-      return { prefix, bytes, slot: bytes.readUInt16BE(BODY_BYTES) };
+    if (decoded.length !== bytes || decoded.toString('base64url') !== encoded) return undefined;
+    const prefix = taskId.slice(0, at);
+    return separator === '~'
+      ? { prefix, bytes: decoded, slot: decoded.readUInt16BE(BODY_BYTES) }
+      : { prefix, bytes: decoded };
   }
   return undefined;
 }
