@@ -481,18 +481,30 @@ describe('npm start with MCP_START_CODEC=true', () => {
     assert.equal(answer.result?.data, secret, 'the gateway answers in clear');
 
     // History holds ciphertext; the codec server opens it for the Web UI's origin, as the UI asks.
+    // Under the running-task cap the run's workflow id is its slot's: the one run listed.
+    const address = ['--address', `127.0.0.1:${run.temporalPort}`];
+    type Listed = { execution: { workflowId: string; runId: string } }[];
+    const runs = await eventually(
+      async () => {
+        const listed = spawnSync(
+          findTemporalCli() as string,
+          ['workflow', 'list', ...address, '-o', 'json'],
+          {
+            encoding: 'utf8',
+          },
+        );
+        const found = JSON.parse(listed.stdout || '[]') as Listed;
+        return found.length > 0 ? found : undefined;
+      },
+      10_000,
+      'the run to be listed',
+    );
+    assert.equal(runs.length, 1, JSON.stringify(runs));
+    const { workflowId, runId } = (runs[0] as (typeof runs)[number]).execution;
+    assert.ok(workflowId.startsWith('mcp-run-'), workflowId);
     const shown = spawnSync(
       findTemporalCli() as string,
-      [
-        'workflow',
-        'show',
-        '-w',
-        String(answer.workflow_id),
-        '--address',
-        `127.0.0.1:${run.temporalPort}`,
-        '-o',
-        'json',
-      ],
+      ['workflow', 'show', '-w', workflowId, '-r', runId, ...address, '-o', 'json'],
       { encoding: 'utf8' },
     );
     assert.equal(shown.status, 0, shown.stderr);
@@ -630,14 +642,14 @@ describe('npm start on a first run', () => {
 
     // On a terminal the gateway's lines are for people: one per request, with colours.
     await eventually(
-      async () => (/tools\/call start_mining mine-/.test(plain()) ? true : undefined),
+      async () => (/tools\/call start_mining mine~/.test(plain()) ? true : undefined),
       10_000,
       "the gateway's tools/call line",
       50,
     );
     assert.match(
       plain(),
-      /^gateway +\| \d\d:\d\d:\d\d\.\d{3} INFO: tools\/call start_mining mine-\S+ \u2192 (inline|task) \d+ ms$/m,
+      /^gateway +\| \d\d:\d\d:\d\d\.\d{3} INFO: tools\/call start_mining mine~\S+ \u2192 (inline|task) \d+ ms$/m,
     );
     assert.ok(current.output().includes(`INFO${String.fromCharCode(27)}[39m: `), 'colours on a terminal');
     assert.doesNotMatch(plain(), /^gateway +\| \{"level"/m, 'no JSON lines on a terminal');

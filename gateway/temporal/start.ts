@@ -141,7 +141,8 @@ export class RunStarts {
       if (!isTemporalUnavailable(err)) throw err;
       const { calls, views } = this.deps;
       const lookMs = Math.min(UNCONFIRMED_LOOK_MS, calls.options.callTimeoutMs);
-      const look = () => calls.call(() => views.owned(start.taskId, start.caller), lookMs);
+      // Every call of the look shares its deadline.
+      const look = () => calls.sharingDeadline(lookMs, () => views.owned(start.taskId, start.caller));
       const found = await calls.ownDeadline(look).catch(() => undefined);
       if (found) return { workflowId: start.taskId, run: found.run };
       throw new StartUnconfirmedError(start.taskId, err);
