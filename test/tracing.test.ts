@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { ANONYMOUS } from '../gateway/mcp/handler.ts';
+import { taskWorkflowId } from '../gateway/temporal/task-ids.ts';
 import { freePort } from '../launcher/free-port.ts';
 import type { Jaeger } from '../launcher/jaeger.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
@@ -134,14 +136,17 @@ describe('tracing through a real Jaeger', () => {
     assert.equal(request.tags['enduser.id'], undefined, 'no principal unless MCP_TRACE_PRINCIPAL');
 
     const start = only(spans, 'StartWorkflow:mineChain', request);
-    assert.equal(start.tags.temporalWorkflowId, taskId);
+    // Under the running-task cap the run's workflow id is its slot's.
+    const secret = Buffer.from('tracing-test-secret-0123456789abcdef0123456789');
+    const workflowId = taskWorkflowId(secret, ANONYMOUS, taskId);
+    assert.equal(start.tags.temporalWorkflowId, workflowId);
     const wait = only(spans, 'wait budget', request);
     assert.equal(wait.tags['mcp.wait.end'], 'budget_spent');
     assert.ok(wait.end - wait.start >= WAIT_BUDGET_MS * 1000 * 0.9, 'the wait lasted the budget');
 
     const run = only(spans, 'RunWorkflow:mineChain', start);
     assert.equal(run.service, 'mcp-worker');
-    assert.equal(run.tags.temporalWorkflowId, taskId);
+    assert.equal(run.tags.temporalWorkflowId, workflowId);
     assert.equal(run.tags.memo, undefined, 'no memo (tool arguments) on workflow spans');
     const scheduled = spans.filter(
       (s) => s.name === 'StartActivity:mineBlock' && s.parentSpanId === run.spanId,
