@@ -130,7 +130,7 @@ export class McpHandler {
     const { request, authInfo, parsedBody, envelope } = mcpRequest;
     if (envelope.listenTaskIds) return this.listen(mcpRequest);
     // A 2025-11-25 client's answer to a task's input request: for the run, wherever it was asked.
-    const answer = taskInputAnswer(parsedBody);
+    const answer = envelope.method === undefined ? taskInputAnswer(parsedBody) : undefined;
     if (answer) return deliverTaskInput(answer, callerFrom(authInfo), this.deps);
     return this.handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
   }
