@@ -141,6 +141,7 @@ describe('tracing through a real Jaeger', () => {
     const workflowId = taskWorkflowId(secret, ANONYMOUS, taskId);
     assert.equal(start.tags.temporalWorkflowId, workflowId);
     const wait = only(spans, 'wait budget', request);
+    assert.equal(wait.tags['mcp.task.id'], taskId, 'the wait names the task, not its slot');
     assert.equal(wait.tags['mcp.wait.end'], 'budget_spent');
     assert.ok(wait.end - wait.start >= WAIT_BUDGET_MS * 1000 * 0.9, 'the wait lasted the budget');
 

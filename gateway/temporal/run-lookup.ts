@@ -44,7 +44,8 @@ export class RunLookup {
       return undefined;
     if (workflowId !== taskId && memo.task !== taskId) return undefined;
     const handle = this.calls.client.workflow.getHandle(workflowId, description.runId);
-    return { handle, run: { workflowId, runId: description.runId }, description, memo: memo as RunMemo };
+    const run = { workflowId, runId: description.runId, taskId };
+    return { handle, run, description, memo: memo as RunMemo };
   }
 
   private async describe(

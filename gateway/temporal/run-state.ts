@@ -32,6 +32,8 @@ export type RunningState = Extract<ExecutionState, { status: 'running' }>;
 export interface RunRef {
   workflowId: string;
   runId?: string;
+  /** The task the run is, where it differs from the workflow id (for logs and spans). */
+  taskId?: string;
 }
 
 /** What the gateway knows about one run at one moment: the input of every answer shape. */

@@ -221,7 +221,7 @@ export class RunStarts {
       if (grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new StartRefusedError(err);
       throw err;
     }
-    const started = { workflowId: taskId, run: { workflowId, runId } };
+    const started = { workflowId: taskId, run: { workflowId, runId, taskId } };
     // With USE_EXISTING the run may be an older one: its creation time is not ours to tell.
     return conflictPolicy ? started : { ...started, createdAt };
   }

@@ -123,7 +123,8 @@ export class RunWaits {
     if (budgetMs <= 0 || signals.gone?.aborted || signals.interrupt?.aborted)
       return Promise.resolve({ kind: 'running' });
     if (!tracing) return this.bounded(run, budgetMs, signals);
-    return inSpan('wait budget', { 'mcp.task.id': run.workflowId, 'mcp.wait.budget_ms': budgetMs }, () =>
+    const taskId = run.taskId ?? run.workflowId;
+    return inSpan('wait budget', { 'mcp.task.id': taskId, 'mcp.wait.budget_ms': budgetMs }, () =>
       this.bounded(run, budgetMs, signals),
     );
   }
