@@ -52,6 +52,18 @@ type Message = {
   error?: Error;
 };
 
+/** The id of a task that asks for approval, as its call's first message gives it. */
+async function approvalTask(client: V1Client, data: string): Promise<string> {
+  const created = await client.experimental.tasks
+    .callToolStream(
+      { name: 'start_mining', arguments: { difficulty: 4, blocks: 1, require_approval: true, data } },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    )
+    .next();
+  return String((created.value as Message).task?.taskId);
+}
+
 /** Every message of one task-augmented call, to its end. */
 async function follow(client: V1Client, args: Record<string, unknown>): Promise<Message[]> {
   const messages: Message[] = [];
@@ -175,17 +187,7 @@ describe('a 2025-11-25 client with tasks (SDK v1 client.experimental.tasks)', ()
   test("an answer POSTed by another principal for a task's input request changes nothing", async () => {
     const alice = await connect('alice');
     try {
-      const created = await alice.experimental.tasks
-        .callToolStream(
-          {
-            name: 'start_mining',
-            arguments: { difficulty: 4, blocks: 1, require_approval: true, data: 'legacy-foreign-answer' },
-          },
-          CallToolResultSchema,
-          { task: { ttl: 60_000 } },
-        )
-        .next();
-      const taskId = String((created.value as Message).task?.taskId);
+      const taskId = await approvalTask(alice, 'legacy-foreign-answer');
       await pollTask(alice, taskId, (status) => status === 'input_required');
       const answer = (token: string, key: string) =>
         fetch(stack.gateway.url, {
@@ -219,17 +221,7 @@ describe('a 2025-11-25 client with tasks (SDK v1 client.experimental.tasks)', ()
     const alice = await connect('alice');
     const bob = await connect('bob');
     try {
-      const created = await alice.experimental.tasks
-        .callToolStream(
-          {
-            name: 'start_mining',
-            arguments: { difficulty: 4, blocks: 1, require_approval: true, data: 'legacy-cancel' },
-          },
-          CallToolResultSchema,
-          { task: { ttl: 60_000 } },
-        )
-        .next();
-      const taskId = String((created.value as Message).task?.taskId);
+      const taskId = await approvalTask(alice, 'legacy-cancel');
       for (const attempt of [
         () => bob.experimental.tasks.getTask(taskId),
         () => bob.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),

@@ -25,7 +25,8 @@ type Handle = (
   params: Record<string, unknown>,
   caller: Caller,
   deps: McpDeps,
-  stream: ResultStream,
+  /** The request's stream (made when asked: only tasks/result uses it). */
+  stream: () => ResultStream,
 ) => Promise<object>;
 
 async function viewOf(taskId: string, caller: Caller, deps: McpDeps) {
@@ -42,7 +43,7 @@ const get: Handle = async (params, caller, deps) => {
 
 const result: Handle = async (params, caller, deps, stream) => {
   const taskId = String(params.taskId);
-  const { view, tool } = await followOnStream(await viewOf(taskId, caller, deps), deps, stream, () =>
+  const { view, tool } = await followOnStream(await viewOf(taskId, caller, deps), deps, stream(), () =>
     viewOf(taskId, caller, deps),
   );
   const task = detailedTask(view, tool, deps.timing);
@@ -95,7 +96,9 @@ export function serveLegacyTasks(server: Server, caller: Caller, deps: McpDeps, 
         const parsed = schema.safeParse(raw);
         if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
         try {
-          return (await handle(parsed.data, caller, deps, resultStream(server, ctx, stopping))) as never;
+          return (await handle(parsed.data, caller, deps, () =>
+            resultStream(server, ctx, stopping),
+          )) as never;
         } catch (err) {
           throw toProtocolError(err);
         }

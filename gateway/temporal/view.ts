@@ -133,13 +133,13 @@ export class RunViews {
       if (!source.progressQuery || !mayJustBeAnswered(run, published))
         return Promise.resolve({ progress: published });
       // The query sees what the run has received, its memo only what a finished step published.
-      return this.query(runOf(run), source.progressQuery).then((asked) =>
+      return this.query(run.run, source.progressQuery).then((asked) =>
         'progress' in asked ? asked : this.closedOr(run, { progress: published }),
       );
     }
     if (early) return early;
     if (!source.progressQuery) return Promise.resolve(undefined);
-    return this.query(runOf(run), source.progressQuery);
+    return this.query(run.run, source.progressQuery);
   }
 
   /** The caller's run of the task (run-lookup.ts); undefined when there is none. */
@@ -253,10 +253,6 @@ function lastUpdate(description: WorkflowExecutionDescription): Date {
 function mayJustBeAnswered(run: OwnedRun, published: ProgressAnswer): boolean {
   const asks = Object.keys(published.inputRequests ?? {}).length > 0;
   return asks && Boolean(run.description.raw.pendingWorkflowTask);
-}
-
-function runOf(run: OwnedRun): RunRef {
-  return run.run;
 }
 
 function isObject(value: unknown): value is ProgressAnswer {
