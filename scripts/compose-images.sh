@@ -7,6 +7,8 @@
 #                               entrypoint that runs `node` for a command that is not one
 #   temporalio/temporal:<cli>   the same Debian, the Temporal CLI that scripts/install-temporal-cli.sh
 #                               builds; user temporal (1000) at /home/temporal, entrypoint `temporal`
+#   and the images of the profiles `cluster` and `tracing` (scripts/compose-cluster-images.sh), with
+#   --profiles (a plain `docker compose up` needs only the two above)
 # They mirror what the official images' own Dockerfiles set, so the project's compose file and
 # Dockerfile run unmodified. An image already present is kept: its build is the cache (the engine's
 # image store lives on the machine). The machine's CA bundle goes in too (NODE_EXTRA_CA_CERTS), as
@@ -116,3 +118,9 @@ base
 node_image
 temporal_image
 say "ready: $NODE_IMAGE, $TEMPORAL_IMAGE"
+if [ "${1:-}" = --profiles ]; then
+  # shellcheck source=scripts/compose-cluster-images.sh
+  . scripts/compose-cluster-images.sh
+  cluster_images
+  say "ready: the images of the profiles cluster and tracing"
+fi

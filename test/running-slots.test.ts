@@ -3,7 +3,7 @@
 // next start; concurrent keyed starts of one run, through two gateways, answer one run and keep one
 // slot (the key's record names it; a run whose record lost is ended); a task whose slot a later task
 // holds is still found (its run among the slot's runs); a slot that cannot be looked at counts as
-// taken, and no more.
+// taken, and no more; a keyed start whose record was never written is found again by its retry.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@temporalio/client';
@@ -11,7 +11,7 @@ import { TemporalBackend } from '../gateway/temporal/backend.ts';
 import { RunningTaskLimitError } from '../gateway/temporal/errors.ts';
 import { KEY_WORKFLOW_TYPE } from '../gateway/temporal/keyed-start.ts';
 import { RunningTaskSlots } from '../gateway/temporal/slots.ts';
-import { slotWorkflowId, taskSlot } from '../gateway/temporal/task-ids.ts';
+import { keyedTaskId, slotWorkflowId, taskSlot } from '../gateway/temporal/task-ids.ts';
 import { startGateway, TEST_SERVER_SECRET } from './support/gateway-server.ts';
 import { rpc, TASKS_CLIENT } from './support/mcp-http.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
@@ -175,4 +175,47 @@ test('a slot whose look fails counts as taken: the start takes a free slot, or i
   await assert.rejects(slots.start('looks', startIn), RunningTaskLimitError);
   assert.equal((await temporal.client.workflow.getHandle(two.workflowId).describe()).status.name, 'RUNNING');
   for (const handle of [two, three]) await handle.terminate('done');
+});
+
+test('a keyed start whose gateway died before the key was recorded: a retry elsewhere answers that run, not a second', async () => {
+  const tool = idleTool('orphan');
+  const caller = { principal: 'orphan' };
+  const request = { tool, input: {}, arguments: { i: 1 }, summary: 'keyed', idempotencyKey: 'order-7' };
+  const first = await backendWith(5).starts.run(request, caller);
+  // The record's absence is what a gateway killed between the run's start and the record leaves.
+  const recordId = `mcp-key-${keyedTaskId(SECRET, 'orphan', tool, 'order-7')}`;
+  const record = await temporal.client.workflow.getHandle(recordId).describe();
+  assert.equal(
+    (record.memo as { task?: string } | undefined)?.task,
+    first.workflowId,
+    'the key has its record',
+  );
+  await temporal.client.workflowService.deleteWorkflowExecution({
+    namespace: 'default',
+    workflowExecution: { workflowId: record.workflowId, runId: record.runId },
+  });
+  await eventually(
+    () =>
+      temporal.client.workflow
+        .getHandle(record.workflowId)
+        .describe()
+        .then(
+          () => undefined,
+          () => true,
+        ),
+    10_000,
+    'the record to be gone',
+  );
+  const retry = await backendWith(5).starts.run(request, caller);
+  assert.equal(retry.workflowId, first.workflowId, 'the retry answers the task the first start began');
+  assert.equal(retry.run.runId, first.run.runId);
+  const slots = Array.from({ length: 5 }, (_, i) => `"${slotWorkflowId(SECRET, 'orphan', i)}"`);
+  const running = await temporal.client.workflow.count(
+    `WorkflowId IN (${slots.join(', ')}) AND ExecutionStatus = "Running"`,
+  );
+  assert.equal(running.count, 1, 'one run of the key');
+  // Recorded now: a third start reads the record.
+  const third = await backendWith(5).starts.run(request, caller);
+  assert.equal(third.run.runId, first.run.runId);
+  await temporal.client.workflow.getHandle(first.run.workflowId, first.run.runId).terminate('done');
 });

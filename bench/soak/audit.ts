@@ -127,7 +127,7 @@ async function truth(client: Client, listed: RunRecord[], audit: Audit): Promise
 
 /** What a run's history says: the signals it received, its last events, why it failed or was ended. */
 async function story(client: Client, line: string, byTask: Map<string, RunRecord['run']>): Promise<string> {
-  const run = byTask.get(/run (mine-\S+) is /.exec(line)?.[1] ?? '');
+  const run = byTask.get(/its run (\S+) is /.exec(line)?.[1] ?? '');
   if (!run) return '';
   try {
     const events = (await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? [];

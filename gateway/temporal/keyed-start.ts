@@ -5,6 +5,8 @@
 // names the task, and whose id Temporal never gives twice (REJECT_DUPLICATE, within retention).
 // The task is started first, then the record; when another start with the key recorded first
 // (two replicas at once), this start's run is terminated before it answers and theirs is answered.
+// A start with the key begins in the slot its key draws, with the key's request id (start.ts), so
+// one whose gateway died before the record is found again by a retry, not started twice.
 // On one replica, concurrent starts with one key share one start.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { TemporalCalls } from './client.ts';
@@ -75,15 +77,22 @@ export class KeyedStarts {
     const found = await this.recorded(keyId, caller);
     if (found) return { found };
     const started = await start();
+    let recordError: unknown;
     try {
       await this.record(keyId, started.workflowId, caller);
       return { started };
     } catch (err) {
-      // This key recorded by another start meanwhile (or not recorded at all): this run must not stay.
-      await this.endDuplicate(started.run).catch(() => {});
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      recordError = err;
     }
-    const theirs = await this.recorded(keyId, caller);
+    const theirs =
+      recordError instanceof WorkflowExecutionAlreadyStartedError
+        ? await this.recorded(keyId, caller)
+        : undefined;
+    // Two starts of the key in one slot share one run (the key's request id): the record names it.
+    if (theirs && theirs.run.runId === started.run.runId) return { found: theirs };
+    // This key recorded by another start meanwhile (or not recorded at all): this run must not stay.
+    await this.endDuplicate(started.run).catch(() => {});
+    if (!(recordError instanceof WorkflowExecutionAlreadyStartedError)) throw recordError;
     if (!theirs) throw new Error(`the run of idempotency key record ${keyId} cannot be found`);
     return { found: theirs };
   }

@@ -42,13 +42,14 @@ export class RunningTaskSlots {
    * random, then (when those are held) every slot is looked at and the free ones tried. One start
    * per principal at a time on this replica: a burst queues here instead of racing for the same
    * slots on Temporal, and once the principal is found full the rest of it is refused without a
-   * call. Replicas race on Temporal, which lets one win each slot.
+   * call. Replicas race on Temporal, which lets one win each slot. `first`: where the tries begin
+   * (a keyed start's, drawn from its key), else at random.
    */
-  start<T>(principal: string, startIn: StartIn<T>): Promise<T> {
+  start<T>(principal: string, startIn: StartIn<T>, first?: number): Promise<T> {
     const previous = this.queues.get(principal) ?? Promise.resolve();
     const next = previous.then(
-      () => this.startNow(principal, startIn),
-      () => this.startNow(principal, startIn),
+      () => this.startNow(principal, startIn, first),
+      () => this.startNow(principal, startIn, first),
     );
     this.queues.set(principal, next);
     const settle = () => {
@@ -58,11 +59,11 @@ export class RunningTaskSlots {
     return next;
   }
 
-  private async startNow<T>(principal: string, startIn: StartIn<T>): Promise<T> {
+  private async startNow<T>(principal: string, startIn: StartIn<T>, from?: number): Promise<T> {
     const { limit } = this.options;
     const now = (this.options.now ?? Date.now)();
     if ((this.fullUntil.get(principal) ?? 0) > now) throw new RunningTaskLimitError(principal, limit, limit);
-    const first = randomInt(limit);
+    const first = from === undefined ? randomInt(limit) : from % limit;
     for (let i = 0; i < Math.min(QUICK_TRIES, limit); i++) {
       const started = await this.attempt(principal, (first + i) % limit, startIn);
       if (started) return started.run;

@@ -4,6 +4,9 @@
 // (run-texts.ts) it carries. Everything a start does shares one deadline, so an unreachable
 // Temporal fails the call within the call timeout.
 import { createHmac } from 'node:crypto';
+// The SDK's own way to give a start its request id (marked internal): Temporal answers a start whose
+// request id matches the slot's current run with that run.
+import { InternalWorkflowStartOptionsSymbol as START_OPTIONS } from '@temporalio/client/lib/internal.js';
 import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
 import { activeTraceCarrier, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
@@ -22,7 +25,7 @@ import { type Caller, MCP_PRINCIPAL, MCP_TOOL, type RunMemo } from './run-memo.t
 import type { RunRef } from './run-state.ts';
 import { runDetails, runSummary } from './run-texts.ts';
 import type { RunningTaskSlots } from './slots.ts';
-import { differingArguments, inSlot, keyedTaskId, newTaskId } from './task-ids.ts';
+import { differingArguments, inSlot, keyedSlotStart, keyedTaskId, newTaskId } from './task-ids.ts';
 import { MCP_TASK_STATUS, type TaskStatusAttribute } from './task-status.ts';
 import type { RunViews } from './view.ts';
 
@@ -82,6 +85,8 @@ interface RunToStart {
   /** The task id, or its slot's workflow id under the cap. */
   workflowId: string;
   kept: Record<string, unknown>;
+  /** Temporal's request id for the start: a keyed start's own in each slot, else a random one. */
+  requestId?: string;
 }
 
 export class RunStarts {
@@ -103,23 +108,29 @@ export class RunStarts {
 
   /**
    * A fresh run: under the cap in a free slot of the caller's (slots.ts), its task id naming the
-   * slot; without a cap under its task id.
+   * slot; without a cap under its task id. A keyed one (`keyId`) takes its body from the key and
+   * starts in each slot with the key's request id for that slot (keyedSlotStart).
    */
-  private async fresh(request: StartRequest, caller: Caller): Promise<StartedRun> {
+  private async fresh(request: StartRequest, caller: Caller, keyId?: string): Promise<StartedRun> {
     const { serverSecret, slots } = this.deps;
     const { principal } = caller;
     const kept = this.keptArguments(request);
-    const taskId = newTaskId(serverSecret, principal, request.tool.idPrefix);
+    const taskId = keyId ?? newTaskId(serverSecret, principal, request.tool.idPrefix);
     if (!slots) return this.confirmed({ request, caller, taskId, workflowId: taskId, kept });
+    const keyed = keyId === undefined ? undefined : keyedSlotStart(serverSecret, keyId);
     try {
-      return await slots.start(principal, (slot, workflowId) =>
-        this.confirmed({
-          request,
-          caller,
-          taskId: inSlot(serverSecret, principal, taskId, slot),
-          workflowId,
-          kept,
-        }),
+      return await slots.start(
+        principal,
+        (slot, workflowId) =>
+          this.confirmed({
+            request,
+            caller,
+            taskId: inSlot(serverSecret, principal, taskId, slot),
+            workflowId,
+            kept,
+            requestId: keyed?.requestId(slot),
+          }),
+        keyed?.first,
       );
     } catch (err) {
       // Temporal did not answer while the slots were looked at (not a start of ours): nothing was started.
@@ -163,7 +174,7 @@ export class RunStarts {
       caller,
       () =>
         slots
-          ? this.fresh(request, caller)
+          ? this.fresh(request, caller, keyId)
           : this.startRun({ request, caller, taskId: keyId, workflowId: keyId, kept }, 'USE_EXISTING'),
       slots !== undefined,
     );
@@ -179,7 +190,7 @@ export class RunStarts {
    * but a start refused.
    */
   private async startRun(run: RunToStart, conflictPolicy?: 'USE_EXISTING'): Promise<StartedRun> {
-    const { request, caller, taskId, workflowId, kept } = run;
+    const { request, caller, taskId, workflowId, kept, requestId } = run;
     const { tool } = request;
     const createdAt = new Date();
     const publishes = tool.progressForm === 'published';
@@ -214,6 +225,7 @@ export class RunStarts {
           staticSummary: runSummary(request.summary),
           staticDetails: runDetails({ ...memo, origin: caller.origin }),
           ...idPolicies(workflowId !== taskId, conflictPolicy),
+          ...(requestId ? { [START_OPTIONS]: { requestId } } : {}),
         }),
       );
       runId = handle.firstExecutionRunId;

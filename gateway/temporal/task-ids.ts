@@ -139,6 +139,35 @@ export function keyedTaskId(
   return ownedTaskId(secret, principal, tool.idPrefix, named(mac.digest().subarray(0, 16)));
 }
 
+/**
+ * Where a keyed start under the cap begins to try slots, and the request id it starts with in each:
+ * both drawn from the key, so a retry (after a gateway died between the run's start and its key's
+ * record) tries the same slots first, and Temporal answers its start in the slot the first start
+ * took with that run, not a second one.
+ */
+export function keyedSlotStart(
+  secret: Buffer,
+  keyId: string,
+): { first: number; requestId(slot: number): string } {
+  const mac = (what: unknown) =>
+    createHmac('sha256', secret)
+      .update(JSON.stringify(['mcp-keyed-start/v1', keyId, what]))
+      .digest();
+  return {
+    first: mac('first').readUInt32BE(0),
+    requestId: (slot) => {
+      const hex = mac(slot).toString('hex');
+      return [
+        hex.slice(0, 8),
+        hex.slice(8, 12),
+        hex.slice(12, 16),
+        hex.slice(16, 20),
+        hex.slice(20, 32),
+      ].join('-');
+    },
+  };
+}
+
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
