@@ -48,7 +48,7 @@ interface ApiTrace {
 }
 
 /** The trace's spans, or [] while Jaeger has none of it. */
-export async function traceSpans(jaeger: Jaeger, traceId: string): Promise<QueriedSpan[]> {
+export async function traceSpans(jaeger: Pick<Jaeger, 'uiUrl'>, traceId: string): Promise<QueriedSpan[]> {
   const response = await fetch(`${jaeger.uiUrl}/api/traces/${traceId}`);
   if (response.status === 404) return [];
   if (!response.ok) throw new Error(`GET /api/traces/${traceId}: HTTP ${response.status}`);
@@ -76,7 +76,7 @@ export async function traceSpans(jaeger: Jaeger, traceId: string): Promise<Queri
 
 /** Polls the trace until `complete` holds for its spans (exporters batch, so spans arrive late). */
 export function traceWhen(
-  jaeger: Jaeger,
+  jaeger: Pick<Jaeger, 'uiUrl'>,
   traceId: string,
   complete: (spans: QueriedSpan[]) => boolean,
   what: string,
@@ -99,7 +99,7 @@ export function traceWhen(
 
 /** A trace's spans searched by service, tag and operation (Jaeger's search API), newest first. */
 export async function findTraces(
-  jaeger: Jaeger,
+  jaeger: Pick<Jaeger, 'uiUrl'>,
   query: { service: string; operation?: string; tags?: Record<string, string> },
 ): Promise<string[]> {
   // Every poll of a task is a trace of its own (one each 250 ms while a run goes on): the search
