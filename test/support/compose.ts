@@ -22,6 +22,23 @@ export interface PsEntry {
   ExitCode?: number;
 }
 
+const UP_TIMEOUT_MS = 20 * 60_000;
+const READY_TIMEOUT_MS = 6 * 60_000;
+
+/**
+ * A predicate of `until`: every service of `expected` has a container, the one-shot `jobs` have
+ * exited 0, the rest run, healthy where they have a check.
+ */
+export function servicesReady(expected: string[], jobs: string[] = []) {
+  return (entries: PsEntry[]) =>
+    expected.every((service) => entries.some((e) => e.Service === service)) &&
+    entries.every((e) =>
+      jobs.includes(e.Service)
+        ? e.State === 'exited' && e.ExitCode === 0
+        : e.State === 'running' && (e.Health === '' || e.Health === 'healthy'),
+    );
+}
+
 interface ProjectOptions {
   name: string;
   files?: string[];
@@ -105,6 +122,21 @@ export class ComposeProject {
           new Error(`${what}: not within ${timeoutMs} ms (${(err as Error)?.message ?? ''})`),
       },
     );
+  }
+
+  /**
+   * `up -d` (`--build` or not) until `ready` holds and `url`'s /readyz answers: the time that took,
+   * Compose's output and the containers then.
+   */
+  async upUntilReady(ready: (entries: PsEntry[]) => boolean, url: URL, build: boolean) {
+    const started = Date.now();
+    const up = await this.compose(['up', ...(build ? ['--build'] : []), '-d'], UP_TIMEOUT_MS);
+    const entries = await this.until(ready, READY_TIMEOUT_MS, `${this.name} ready`);
+    await pollUntil(async () => ((await fetch(new URL('/readyz', url))).ok ? true : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+    return { ms: Date.now() - started, output: `${up.stdout}\n${up.stderr}`, entries };
   }
 
   /** The containers, volumes and networks labelled with the project, one list per kind. */
