@@ -89,6 +89,12 @@ interface RunToStart {
   requestId?: string;
 }
 
+/** A keyed start's task id (from its key) and the arguments as its memo keeps them, worked out once. */
+interface KeyedRun {
+  id: string;
+  kept: Record<string, unknown>;
+}
+
 export class RunStarts {
   private readonly keyedStarts: KeyedStarts;
 
@@ -108,16 +114,16 @@ export class RunStarts {
 
   /**
    * A fresh run: under the cap in a free slot of the caller's (slots.ts), its task id naming the
-   * slot; without a cap under its task id. A keyed one (`keyId`) takes its body from the key and
+   * slot; without a cap under its task id. A keyed one (`key`) takes its body from the key and
    * starts in each slot with the key's request id for that slot (keyedSlotStart).
    */
-  private async fresh(request: StartRequest, caller: Caller, keyId?: string): Promise<StartedRun> {
+  private async fresh(request: StartRequest, caller: Caller, key?: KeyedRun): Promise<StartedRun> {
     const { serverSecret, slots } = this.deps;
     const { principal } = caller;
-    const kept = this.keptArguments(request);
-    const taskId = keyId ?? newTaskId(serverSecret, principal, request.tool.idPrefix);
+    const kept = key?.kept ?? this.keptArguments(request);
+    const taskId = key?.id ?? newTaskId(serverSecret, principal, request.tool.idPrefix);
     if (!slots) return this.confirmed({ request, caller, taskId, workflowId: taskId, kept });
-    const keyed = keyId === undefined ? undefined : keyedSlotStart(serverSecret, keyId);
+    const keyed = key === undefined ? undefined : keyedSlotStart(serverSecret, key.id);
     try {
       return await slots.start(
         principal,
@@ -174,7 +180,7 @@ export class RunStarts {
       caller,
       () =>
         slots
-          ? this.fresh(request, caller, keyId)
+          ? this.fresh(request, caller, { id: keyId, kept })
           : this.startRun({ request, caller, taskId: keyId, workflowId: keyId, kept }, 'USE_EXISTING'),
       slots !== undefined,
     );
