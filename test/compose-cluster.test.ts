@@ -168,7 +168,9 @@ describe('docker compose --profile cluster: a Temporal cluster on PostgreSQL, tw
     (report.clusterUpToReadyMs as Record<string, number>).warm = ms;
     temporal = new Client({ connection: await Connection.connect({ address: FRONTEND }) });
     assert.equal(await runCount(), runs, 'every run is still there');
-    assert.equal((await client.call('tasks/get', { taskId: finishedTask })).status, 'completed');
+    // Right after `up` the frontend may answer before the history service serves: the gateway
+    // says temporal_unavailable, "try again shortly", and a client tries again.
+    assert.equal((await client.until(finishedTask, finished, 120_000)).status, 'completed');
   });
 
   test('down -v leaves no container, volume or network of the project', async () => {
