@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { ComposeProject, type PsEntry, ROOT, servicesReady } from './support/compose.ts';
+import { ComposeProject, type PsEntry, READY_TIMEOUT_MS, ROOT, servicesReady } from './support/compose.ts';
 import {
   type ComposeClient,
   calibrate,
@@ -21,7 +21,6 @@ import {
 import type { MinerSpeed } from './support/gateway-difficulty.ts';
 
 const REPORT = process.env.COMPOSE_CLUSTER_REPORT || join(ROOT, '.data', 'compose-cluster.json');
-const READY_TIMEOUT_MS = 6 * 60_000;
 /** What the profile publishes, fixed in docker-compose.yml. */
 const PROXY = new URL('http://127.0.0.1:3300/mcp');
 const FRONTEND = '127.0.0.1:7333';
@@ -69,7 +68,7 @@ describe('docker compose --profile cluster: a Temporal cluster on PostgreSQL, tw
   });
 
   test('up from nothing: the jobs finish, and each service starts once what it needs is ready', async () => {
-    const { ms, entries } = await project.upUntilReady(clusterReady, PROXY, true);
+    const { ms, entries } = await project.upUntilReady(clusterReady, PROXY, { build: true });
     report.clusterUpToReadyMs = { cold: ms };
     assert.equal(entries.filter((e) => e.Service === 'cluster-worker').length, 3, 'three workers');
     const times = await startTimes(project, entries);
@@ -164,7 +163,7 @@ describe('docker compose --profile cluster: a Temporal cluster on PostgreSQL, tw
     await temporal?.connection.close();
     temporal = undefined;
     await project.compose(['down'], 300_000);
-    const { ms } = await project.upUntilReady(clusterReady, PROXY, false);
+    const { ms } = await project.upUntilReady(clusterReady, PROXY, { build: false });
     (report.clusterUpToReadyMs as Record<string, number>).warm = ms;
     temporal = new Client({ connection: await Connection.connect({ address: FRONTEND }) });
     assert.equal(await runCount(), runs, 'every run is still there');

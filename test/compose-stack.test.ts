@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { pollUntil } from '../common/poll.ts';
 import { freePort } from '../launcher/free-port.ts';
 import type { ChainResult } from '../workflows/mining/types.ts';
-import { ComposeProject, ROOT, servicesReady } from './support/compose.ts';
+import { ComposeProject, type PsEntry, ROOT, servicesReady } from './support/compose.ts';
 import {
   type ComposeClient,
   calibrate,
@@ -30,6 +30,8 @@ import { rpc, TASKS_CLIENT } from './support/mcp-http.ts';
 
 const REPORT = process.env.COMPOSE_REPORT || join(ROOT, '.data', 'compose-stack.json');
 const HEALTHY_TIMEOUT_MS = 4 * 60_000;
+/** A first build pulls nothing but installs every npm package: minutes on 2 cores. */
+const STACK_TIMEOUTS = { upTimeoutMs: 15 * 60_000, readyTimeoutMs: HEALTHY_TIMEOUT_MS };
 const TASK_TIMEOUT_MS = 3 * 60_000;
 /** Short, so a few seconds of mining outlast it and become a task or a handle. */
 const WAIT_BUDGET_MS = 3_000;
@@ -45,8 +47,9 @@ let token = '';
 let client: ComposeClient;
 let speed: MinerSpeed;
 
-/** Every service of the default stack running, healthy. */
-const stackReady = servicesReady(['temporal', 'gateway', 'worker']);
+/** Every service of the default stack running, healthy: each of them has a health check. */
+const stackReady = (entries: PsEntry[]) =>
+  servicesReady(['temporal', 'gateway', 'worker'])(entries) && entries.every((e) => e.Health === 'healthy');
 
 /** A 2025-11-25 client (start/poll), with the bearer token. */
 async function connectPlain(): Promise<V1Client> {
@@ -96,7 +99,10 @@ describe('docker compose up: the project stack on a real engine', { skip }, () =
   });
 
   test('up --build with no variables: every service healthy, two workers, each started once its dependency is healthy', async () => {
-    const { ms, output, entries } = await project.upUntilReady(stackReady, mcpUrl, true);
+    const { ms, output, entries } = await project.upUntilReady(stackReady, mcpUrl, {
+      build: true,
+      ...STACK_TIMEOUTS,
+    });
     report.upToReadyMs = { first: ms };
     assert.deepEqual(entries.map((e) => e.Service).sort(), ['gateway', 'temporal', 'worker', 'worker']);
     // Compose waited for Temporal's health check before it started the gateway and the workers.
@@ -233,7 +239,7 @@ describe('docker compose up: the project stack on a real engine', { skip }, () =
     await project.compose(['down'], 180_000);
     assert.deepEqual(await project.ps(true), [], 'down removed the containers');
     const before = token;
-    const { ms } = await project.upUntilReady(stackReady, mcpUrl, false);
+    const { ms } = await project.upUntilReady(stackReady, mcpUrl, { build: false, ...STACK_TIMEOUTS });
     (report.upToReadyMs as Record<string, number>).again = ms;
     assert.equal(
       await generatedToken(project, 'gateway'),

@@ -49,7 +49,7 @@ describe('docker compose --profile tracing: one call’s trace in Jaeger, gatewa
   });
 
   test('up, one call, and its spans from the gateway and the worker under one trace', async () => {
-    const cold = await project.upUntilReady(tracedReady, GATEWAY, true);
+    const cold = await project.upUntilReady(tracedReady, GATEWAY, { build: true });
     const client = composeClient(GATEWAY, await generatedToken(project, 'gateway'));
     const traceId = randomBytes(16).toString('hex');
     const answer = await client.call('tools/call', {
@@ -70,7 +70,7 @@ describe('docker compose --profile tracing: one call’s trace in Jaeger, gatewa
     const services = new Set(spans.map((s) => s.service));
     assert.ok(services.has('mcp-gateway') && services.has('mcp-worker'), [...services].join(', '));
     await project.compose(['down'], 300_000);
-    const warm = await project.upUntilReady(tracedReady, GATEWAY, false);
+    const warm = await project.upUntilReady(tracedReady, GATEWAY, { build: false });
     report.upToReadyMs = { cold: cold.ms, warm: warm.ms };
     await project.compose(['down', '-v'], 300_000);
     assert.deepEqual(await project.leftovers(), { container: '', volume: '', network: '' });

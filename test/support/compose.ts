@@ -23,7 +23,13 @@ export interface PsEntry {
 }
 
 const UP_TIMEOUT_MS = 20 * 60_000;
-const READY_TIMEOUT_MS = 6 * 60_000;
+export const READY_TIMEOUT_MS = 6 * 60_000;
+
+interface UpOptions {
+  build: boolean;
+  upTimeoutMs?: number;
+  readyTimeoutMs?: number;
+}
 
 /**
  * A predicate of `until`: every service of `expected` has a container, the one-shot `jobs` have
@@ -128,10 +134,11 @@ export class ComposeProject {
    * `up -d` (`--build` or not) until `ready` holds and `url`'s /readyz answers: the time that took,
    * Compose's output and the containers then.
    */
-  async upUntilReady(ready: (entries: PsEntry[]) => boolean, url: URL, build: boolean) {
+  async upUntilReady(ready: (entries: PsEntry[]) => boolean, url: URL, options: UpOptions) {
+    const { build, upTimeoutMs = UP_TIMEOUT_MS, readyTimeoutMs = READY_TIMEOUT_MS } = options;
     const started = Date.now();
-    const up = await this.compose(['up', ...(build ? ['--build'] : []), '-d'], UP_TIMEOUT_MS);
-    const entries = await this.until(ready, READY_TIMEOUT_MS, `${this.name} ready`);
+    const up = await this.compose(['up', ...(build ? ['--build'] : []), '-d'], upTimeoutMs);
+    const entries = await this.until(ready, readyTimeoutMs, `${this.name} ready`);
     await pollUntil(async () => ((await fetch(new URL('/readyz', url))).ok ? true : undefined), {
       timeoutMs: 60_000,
       intervalMs: 500,
