@@ -52,5 +52,6 @@ export function withSection(report: string, heading: string, section: string): s
   const next = start < 0 ? -1 : text.indexOf('\n## ', start + heading.length);
   const before = start < 0 ? text : text.slice(0, start).replace(/\n+$/, '');
   const after = start < 0 || next < 0 ? '' : text.slice(next);
-  return `${before}\n\n${section}${after}\n`;
+  // One blank line between sections, whatever the section's own end.
+  return `${before}\n\n${section.replace(/\n+$/, '')}${after ? `\n${after}` : ''}\n`;
 }
