@@ -18,8 +18,8 @@ import { startTestTemporal } from '../test/support/temporal.ts';
 import { type GatewayProcess, startGatewayProcess } from './stack.ts';
 import { distribution, ms } from './stats.ts';
 
-const RUNS = integerSetting(process.env, 'POLL_BENCH_RUNS', 10, 1, 1_000);
-const THINK_MS = integerSetting(process.env, 'THINK_MS', 60_000, 0, 3_600_000);
+const RUNS = integerSetting(process.env, 'POLL_BENCH_RUNS', { fallback: 10, min: 1, max: 1_000 });
+const THINK_MS = integerSetting(process.env, 'THINK_MS', { fallback: 60_000, min: 0, max: 3_600_000 });
 const CATALOG = fileURLToPath(new URL('../test/fixtures/paced-catalog.yaml', import.meta.url));
 const WORKFLOWS = fileURLToPath(new URL('../test/fixtures/workflows/paced-run.ts', import.meta.url));
 const LIMITER = { MCP_POLL_MIN_INTERVAL_MS: '500' };

@@ -11,7 +11,7 @@ import { startTestTemporal } from '../test/support/temporal.ts';
 import { BENCH_CHILD, startGatewayProcess } from './stack.ts';
 import { distribution, ms, ratio, timed } from './stats.ts';
 
-const ROUNDS = integerSetting(process.env, 'ROUNDS', 200, 10, 100_000);
+const ROUNDS = integerSetting(process.env, 'ROUNDS', { fallback: 200, min: 10, max: 100_000 });
 const CATALOG = fileURLToPath(new URL('../test/fixtures/conformance/catalog.yaml', import.meta.url));
 const FRAMING: Framing = {
   clientInfo: { name: 'bench-input-rounds', version: '1.0.0' },

@@ -74,7 +74,7 @@ function scalarRate(): number {
     let n = 0;
     const deadline = performance.now() + 1000;
     while (performance.now() < deadline) {
-      scanTail(ctx, mask0, mask1, 0, n, n + 100_000);
+      scanTail({ ctx, mask0, mask1 }, 0, n, n + 100_000);
       n += 100_000;
     }
     return n;

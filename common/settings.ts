@@ -66,11 +66,9 @@ export function parseSettings<S extends z.ZodType>(schema: S, input: unknown): z
 export function integerSetting(
   env: NodeJS.ProcessEnv,
   name: string,
-  fallback: number,
-  min: number,
-  max: number,
+  range: { fallback: number; min: number; max: number },
 ): number {
-  return parseSettings(integer(name, fallback, min, max), env[name]);
+  return parseSettings(integer(name, range.fallback, range.min, range.max), env[name]);
 }
 
 /** The flag in `env[name]` (blank: false); throws naming the variable when it is not one. */

@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { ANONYMOUS } from '../gateway/mcp/handler.ts';
 import { taskWorkflowId } from '../gateway/temporal/task-ids.ts';
-import { type Cluster, freeClusterPorts, startCluster } from '../launcher/cluster/cluster.ts';
+import { type Cluster, startCluster } from '../launcher/cluster/cluster.ts';
+import { freeClusterPorts } from '../launcher/cluster/ports.ts';
 import { freePort } from '../launcher/free-port.ts';
 import type { ChainResult } from '../workflows/mining/types.ts';
 import {

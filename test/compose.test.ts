@@ -16,7 +16,7 @@ import {
   GATEWAY_NODE_FLAGS,
 } from '../gateway/runtime-flags.ts';
 import { loadSettings } from '../gateway/settings/index.ts';
-import { NAMESPACE_RETENTION } from '../launcher/cluster/cluster.ts';
+import { NAMESPACE_RETENTION } from '../launcher/cluster/namespace.ts';
 import {
   DYNAMIC_CONFIG,
   SCHEMAS,

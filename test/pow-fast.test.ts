@@ -144,8 +144,9 @@ describe('midstate fast path', () => {
       const [mask0, mask1] = difficultyMasks(i % 12);
       const hi = i * 977;
       const lo = i % 2 ? 0 : TWO_32 - 50_001;
-      const expected = scanTail(ctx, mask0, mask1, hi, lo, lo + 50_001);
-      for (const c of cores) assert.equal(c.scan(ctx, mask0, mask1, hi, lo, lo + 50_001), expected, c.name);
+      const expected = scanTail({ ctx, mask0, mask1 }, hi, lo, lo + 50_001);
+      for (const c of cores)
+        assert.equal(c.scan({ ctx, mask0, mask1 }, hi, lo, lo + 50_001), expected, c.name);
     }
   });
 

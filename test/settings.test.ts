@@ -37,11 +37,11 @@ function refused(read: () => unknown, problem: RegExp): void {
 
 describe('the common readers', () => {
   test('an integer: blank is the default; out of range or not a whole number names the variable and its range', () => {
-    assert.equal(integerSetting({ N: ' ' }, 'N', 7, 0, 10), 7);
-    assert.equal(integerSetting({ N: ' 10 ' }, 'N', 7, 0, 10), 10);
+    assert.equal(integerSetting({ N: ' ' }, 'N', { fallback: 7, min: 0, max: 10 }), 7);
+    assert.equal(integerSetting({ N: ' 10 ' }, 'N', { fallback: 7, min: 0, max: 10 }), 10);
     for (const bad of ['11', '-1', '2.5', 'ten'])
       refused(
-        () => integerSetting({ N: bad }, 'N', 7, 0, 10),
+        () => integerSetting({ N: bad }, 'N', { fallback: 7, min: 0, max: 10 }),
         new RegExp(`^N must be an integer from 0 to 10, got "${bad}"$`),
       );
   });

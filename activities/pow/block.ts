@@ -4,7 +4,7 @@
 // reports is always recomputed with node:crypto.
 import { createHash } from 'node:crypto';
 import { type Core, type CoreName, defaultCore } from './miner-cores.ts';
-import { difficultyMasks, type TailContext, tailContext } from './sha256-midstate.ts';
+import { difficultyMasks, type ScanTarget, tailContext } from './sha256-midstate.ts';
 
 export const HEADER_BYTES = 80;
 const NONCE_OFFSET = 72;
@@ -107,9 +107,7 @@ export function fastCoreName(): CoreName {
  * then one compression per nonce. `scan` returns the same nonce as the node:crypto search.
  */
 export class NonceScanner {
-  private readonly ctx: TailContext;
-  private readonly mask0: number;
-  private readonly mask1: number;
+  private readonly target: ScanTarget;
 
   constructor(
     header: Uint8Array,
@@ -117,8 +115,8 @@ export class NonceScanner {
     private readonly core: Core = defaultCore(),
   ) {
     checkRange(header, difficulty, 0, 0);
-    this.ctx = tailContext(header);
-    [this.mask0, this.mask1] = difficultyMasks(difficulty);
+    const [mask0, mask1] = difficultyMasks(difficulty);
+    this.target = { ctx: tailContext(header), mask0, mask1 };
   }
 
   /** The first nonce in [from, to) that meets the difficulty, or -1. */
@@ -130,7 +128,7 @@ export class NonceScanner {
       const hi = Math.floor(n / TWO_32);
       const base = hi * TWO_32;
       const segmentEnd = Math.min(to, base + TWO_32);
-      const lo = this.core.scan(this.ctx, this.mask0, this.mask1, hi, n - base, segmentEnd - base);
+      const lo = this.core.scan(this.target, hi, n - base, segmentEnd - base);
       if (lo >= 0) return base + lo;
       n = segmentEnd;
     }

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { scanTail, type TailContext } from './sha256-midstate.ts';
+import { type ScanTarget, scanTail } from './sha256-midstate.ts';
 import { SimdScanner, simdModule } from './sha256-simd.ts';
 
 export type CoreName = 'native-sha' | 'wasm-simd' | 'scalar';
@@ -16,7 +16,7 @@ const CORE_NAMES: readonly CoreName[] = ['native-sha', 'wasm-simd', 'scalar'];
 export interface Core {
   readonly name: CoreName;
   /** First lo in [loFrom, loTo) (loTo <= 2^32) meeting the masks, for nonce hi·2^32 + lo; or -1. */
-  scan(ctx: TailContext, mask0: number, mask1: number, hi: number, loFrom: number, loTo: number): number;
+  scan(target: ScanTarget, hi: number, loFrom: number, loTo: number): number;
 }
 
 const NATIVE_PATH = fileURLToPath(new URL('../../dist/native/miner.node', import.meta.url));
@@ -42,7 +42,7 @@ function loadNative(): Core | null {
     if (!native.shaNi) return null;
     return {
       name: 'native-sha',
-      scan: (ctx, mask0, mask1, hi, loFrom, loTo) =>
+      scan: ({ ctx, mask0, mask1 }, hi, loFrom, loTo) =>
         native.scan(ctx.midstate, ctx.w0, ctx.w1, hi, loFrom, loTo, mask0, mask1),
     };
   } catch {
@@ -56,8 +56,8 @@ function loadSimd(): Core | null {
   const simd = new SimdScanner(module);
   return {
     name: 'wasm-simd',
-    scan(ctx, mask0, mask1, hi, loFrom, loTo) {
-      simd.setBlock(ctx, mask0, mask1);
+    scan(target, hi, loFrom, loTo) {
+      simd.setBlock(target);
       return simd.scan(hi, loFrom, loTo);
     },
   };

@@ -29,13 +29,7 @@ export const LENGTH_BITS = 80 * 8;
  * `w` must have room for 64 words; it is used as the message schedule.
  */
 function compress(state: Int32Array, w: Int32Array): void {
-  for (let t = 16; t < 64; t++) {
-    const x = w[t - 15] as number;
-    const y = w[t - 2] as number;
-    const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
-    const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-    w[t] = (s1 + (w[t - 7] as number) + s0 + (w[t - 16] as number)) | 0;
-  }
+  expand(w);
   let a = state[0] as number;
   let b = state[1] as number;
   let c = state[2] as number;
@@ -117,27 +111,15 @@ export function tailDigest(ctx: TailContext, nonce: number): Uint8Array {
   return out;
 }
 
-/**
- * Scalar scan: the first nonce in [hi·2^32 + loFrom, hi·2^32 + loTo) (loTo ≤ 2^32) whose hash
- * meets the masks, or -1. One compression per nonce; the schedule words that are zero or fixed for
- * the block are folded, and rounds 0..2 (which see no nonce-low bits) are done once.
- */
-export function scanTail(
-  ctx: TailContext,
-  mask0: number,
-  mask1: number,
-  hi: number,
-  loFrom: number,
-  loTo: number,
-): number {
-  const m = ctx.midstate;
-  const w = new Int32Array(64);
-  w[0] = ctx.w0;
-  w[1] = ctx.w1;
-  w[2] = hi;
-  w[4] = PAD_WORD;
-  w[15] = LENGTH_BITS;
-  // Rounds 0..2 depend on w0..w2 only.
+/** A block's search: its tail context and the masks a hash must meet (`difficultyMasks`). */
+export interface ScanTarget {
+  ctx: TailContext;
+  mask0: number;
+  mask1: number;
+}
+
+/** The working state after rounds 0..2, which see w0..w2 only: the same for every nonce-low word. */
+function firstRounds(m: Int32Array, w: Int32Array): Int32Array {
   let a = m[0] as number;
   let b = m[1] as number;
   let c = m[2] as number;
@@ -160,33 +142,47 @@ export function scanTail(
     b = a;
     a = (t1 + t2) | 0;
   }
-  const a3 = a;
-  const b3 = b;
-  const c3 = c;
-  const d3 = d;
-  const e3 = e;
-  const f3 = f;
-  const g3 = g;
-  const h3 = h;
-  const m0 = m[0] as number;
-  const m1 = m[1] as number;
+  return Int32Array.of(a, b, c, d, e, f, g, h);
+}
+
+/** Message schedule words 16..63 from w[0..15]. */
+function expand(w: Int32Array): void {
+  for (let t = 16; t < 64; t++) {
+    const x = w[t - 15] as number;
+    const y = w[t - 2] as number;
+    const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+    const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+    w[t] = (s1 + (w[t - 7] as number) + s0 + (w[t - 16] as number)) | 0;
+  }
+}
+
+/**
+ * Scalar scan: the first nonce in [hi·2^32 + loFrom, hi·2^32 + loTo) (loTo ≤ 2^32) whose hash
+ * meets the target's masks, or -1. One compression per nonce; the schedule words that are zero or
+ * fixed for the block are folded, and rounds 0..2 (which see no nonce-low bits) are done once.
+ */
+export function scanTail(target: ScanTarget, hi: number, loFrom: number, loTo: number): number {
+  const { ctx, mask0, mask1 } = target;
+  const w = new Int32Array(64);
+  w[0] = ctx.w0;
+  w[1] = ctx.w1;
+  w[2] = hi;
+  w[4] = PAD_WORD;
+  w[15] = LENGTH_BITS;
+  const s3 = firstRounds(ctx.midstate, w);
+  const m0 = ctx.midstate[0] as number;
+  const m1 = ctx.midstate[1] as number;
   for (let lo = loFrom; lo < loTo; lo++) {
     w[3] = lo;
-    for (let t = 16; t < 64; t++) {
-      const x = w[t - 15] as number;
-      const y = w[t - 2] as number;
-      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
-      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-      w[t] = (s1 + (w[t - 7] as number) + s0 + (w[t - 16] as number)) | 0;
-    }
-    a = a3;
-    b = b3;
-    c = c3;
-    d = d3;
-    e = e3;
-    f = f3;
-    g = g3;
-    h = h3;
+    expand(w);
+    let a = s3[0] as number;
+    let b = s3[1] as number;
+    let c = s3[2] as number;
+    let d = s3[3] as number;
+    let e = s3[4] as number;
+    let f = s3[5] as number;
+    let g = s3[6] as number;
+    let h = s3[7] as number;
     for (let t = 3; t < 64; t++) {
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
       const t1 = (h + S1 + (g ^ (e & (f ^ g))) + (K[t] as number) + (w[t] as number)) | 0;

@@ -42,14 +42,15 @@ const DEFAULT_MCP_APPROVAL_TIMEOUT_MS = 60 * 60 * 1000;
 function approvalPolicyFromEnv(env: NodeJS.ProcessEnv): ApprovalPolicy {
   return {
     // 0 (the default) asks for approval only when the caller sets require_approval.
-    thresholdHashes: integerSetting(env, 'MCP_APPROVAL_THRESHOLD_HASHES', 0, 0, Number.MAX_SAFE_INTEGER),
-    timeoutMs: integerSetting(
-      env,
-      'MCP_APPROVAL_TIMEOUT_MS',
-      DEFAULT_MCP_APPROVAL_TIMEOUT_MS,
-      LIMITS.approvalTimeoutMs.min,
-      LIMITS.approvalTimeoutMs.max,
-    ),
+    thresholdHashes: integerSetting(env, 'MCP_APPROVAL_THRESHOLD_HASHES', {
+      fallback: 0,
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+    }),
+    timeoutMs: integerSetting(env, 'MCP_APPROVAL_TIMEOUT_MS', {
+      fallback: DEFAULT_MCP_APPROVAL_TIMEOUT_MS,
+      ...LIMITS.approvalTimeoutMs,
+    }),
   };
 }
 

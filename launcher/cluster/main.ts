@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { processLabel } from '../line-prefixer.ts';
-import { type Cluster, defaultClusterPorts, startCluster } from './cluster.ts';
+import { type Cluster, startCluster } from './cluster.ts';
+import { defaultClusterPorts } from './ports.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const say = (line: string) => process.stdout.write(`${processLabel('cluster', 16)}${line}\n`);

@@ -4,7 +4,7 @@
 // `go install` (scripts/install-temporal-server.sh): `server` (go.temporal.io/server/cmd/server)
 // and `sql` (the server's SQL schema tool, go.temporal.io/server/cmd/tools/sql).
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +80,10 @@ async function findTemporalBinaries(
 }
 
 /** The services' dynamic config, shared with the compose profile `cluster`. */
+/** The config folder's name under the services' `--root`, and the `--env` that names its file. */
+export const CONFIG_DIR_NAME = 'config';
+export const CONFIG_ENV_NAME = 'cluster';
+
 export const DYNAMIC_CONFIG = fileURLToPath(new URL('./dynamicconfig.yaml', import.meta.url));
 
 const INSTALL_SCRIPT = fileURLToPath(new URL('../../scripts/install-temporal-server.sh', import.meta.url));
@@ -114,120 +118,33 @@ export async function ensureTemporalBinaries(
   return built;
 }
 
-export interface TemporalConfigOptions {
-  configDir: string;
-  postgresPort: number;
+/** Where a cluster's Temporal service runs from: the binaries, and the root its config is under. */
+export interface TemporalHost {
+  binaries: TemporalBinaries;
+  /** The folder writeTemporalConfig was given. */
+  root: string;
   ports: TemporalPorts;
-  numHistoryShards?: number;
-}
-
-const ENV_NAME = 'cluster';
-
-/**
- * Writes the server's static config (`<configDir>/cluster.yaml`, read with `--env cluster`) and its
- * dynamic config. One file serves all four services: each process starts the one `--service` it is
- * told, binds that service's ports, and finds the others through the membership table in PostgreSQL.
- */
-export function writeTemporalConfig({
-  configDir,
-  postgresPort,
-  ports,
-  numHistoryShards = 4,
-}: TemporalConfigOptions): void {
-  mkdirSync(configDir, { recursive: true });
-  const datastore = (database: string, maxConns: number) => `      sql:
-        pluginName: postgres12
-        databaseName: ${database}
-        connectAddr: "127.0.0.1:${postgresPort}"
-        connectProtocol: tcp
-        user: ${TEMPORAL_DB_USER}
-        password: ${TEMPORAL_DB_PASSWORD}
-        maxConns: ${maxConns}
-        maxIdleConns: ${maxConns}
-        maxConnLifetime: 1h`;
-  const service = (name: TemporalService) => `  ${name}:
-    rpc:
-      grpcPort: ${ports.grpc[name]}
-      membershipPort: ${ports.membership[name]}
-      bindOnIP: 127.0.0.1${name === 'frontend' ? `\n      httpPort: ${ports.frontendHttp}` : ''}`;
-  const frontend = `127.0.0.1:${ports.grpc.frontend}`;
-  writeFileSync(
-    join(configDir, `${ENV_NAME}.yaml`),
-    `# Written by launcher/cluster/temporal-server.ts at every start of the cluster; edits are overwritten.
-log:
-  stdout: true
-  level: warn
-
-persistence:
-  defaultStore: postgres-default
-  visibilityStore: postgres-visibility
-  numHistoryShards: ${numHistoryShards}
-  datastores:
-    postgres-default:
-${datastore(TEMPORAL_DB, 20)}
-    postgres-visibility:
-${datastore(VISIBILITY_DB, 5)}
-
-global:
-  membership:
-    maxJoinDuration: 30s
-    broadcastAddress: 127.0.0.1
-
-services:
-${TEMPORAL_SERVICES.map(service).join('\n')}
-
-clusterMetadata:
-  enableGlobalNamespace: false
-  failoverVersionIncrement: 10
-  masterClusterName: active
-  currentClusterName: active
-  clusterInformation:
-    active:
-      enabled: true
-      initialFailoverVersion: 1
-      rpcName: frontend
-      rpcAddress: "${frontend}"
-      httpAddress: "127.0.0.1:${ports.frontendHttp}"
-
-dcRedirectionPolicy:
-  policy: noop
-
-publicClient:
-  hostPort: "${frontend}"
-
-dynamicConfigClient:
-  filepath: "${join(configDir, 'dynamicconfig.yaml')}"
-  pollInterval: 10s
-`,
-  );
-  copyFileSync(DYNAMIC_CONFIG, join(configDir, 'dynamicconfig.yaml'));
 }
 
 /** One Temporal service as its own process. */
-export function temporalServiceSpec(
-  binaries: TemporalBinaries,
-  root: string,
-  configDirName: string,
-  service: TemporalService,
-  ports: TemporalPorts,
-): ClusterProcessSpec {
+export function temporalServiceSpec(service: TemporalService, host: TemporalHost): ClusterProcessSpec {
   return {
     name: service === 'worker' ? 'temporal-worker' : service,
-    command: binaries.server,
+    command: host.binaries.server,
     args: [
       '--root',
-      root,
+      host.root,
       '--config',
-      configDirName,
+      CONFIG_DIR_NAME,
       '--env',
-      ENV_NAME,
+      CONFIG_ENV_NAME,
       '--allow-no-auth',
       'start',
       '--service',
       service,
     ],
     // The internal worker serves no gRPC of its own: it is up once it joins the membership ring.
-    ready: () => portOpen(service === 'worker' ? ports.membership.worker : ports.grpc[service]),
+    ready: () => portOpen(service === 'worker' ? host.ports.membership.worker : host.ports.grpc[service]),
     readyTimeoutMs: 90_000,
     stopGraceMs: 15_000,
   };

@@ -56,18 +56,7 @@ export async function mineChain(input: MineChainInput): Promise<ChainResult> {
     tool.report({
       message: `Mining block ${index + 1} of ${input.blocks} at difficulty ${input.difficulty}`,
     });
-    const block = await mineBlock({
-      previousHash,
-      index,
-      data: input.data,
-      difficulty: input.difficulty,
-    }).catch((err: unknown) => {
-      // Cancelled while the block's worker was gone, the block ends by its heartbeat timeout: the
-      // run still ends cancelled, as it was asked to.
-      if (CancellationScope.current().consideredCancelled && !isCancellation(err))
-        throw new CancelledFailure('cancelled while the block had no worker', [], err as Error);
-      throw err;
-    });
+    const block = await mineOneBlock({ previousHash, index, data: input.data, difficulty: input.difficulty });
     blocks.push(block);
     previousHash = block.hash;
     progress.blocksDone = blocks.length;
@@ -94,6 +83,16 @@ export async function mineChain(input: MineChainInput): Promise<ChainResult> {
   progress.phase = 'done';
   tool.report({ message: `Mined ${blocks.length} blocks; final hash ${previousHash}` });
   return chain;
+}
+
+function mineOneBlock(request: Parameters<typeof mineBlock>[0]): Promise<MinedBlock> {
+  return mineBlock(request).catch((err: unknown) => {
+    // Cancelled while the block's worker was gone, the block ends by its heartbeat timeout: the
+    // run still ends cancelled, as it was asked to.
+    if (CancellationScope.current().consideredCancelled && !isCancellation(err))
+      throw new CancelledFailure('cancelled while the block had no worker', [], err as Error);
+    throw err;
+  });
 }
 
 async function askToPublish(
