@@ -80,20 +80,23 @@ function isEventStream(response: Response): boolean {
   return (response.headers.get('content-type') ?? '').includes('text/event-stream');
 }
 
-export function createRpc(options: RpcOptions): Rpc {
+/** One request as posted: its id, method and params, and what its `_meta` adds. */
+interface Posted {
+  id: number;
+  method: string;
+  params: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+type Post = (request: Posted) => Promise<Response>;
+
+/** POSTs one request, framed as 2026-07-28 asks: headers plus the `_meta` envelope. */
+function poster(options: RpcOptions): Post {
   const doFetch = options.fetch ?? fetch;
   const clientInfo = options.clientInfo ?? { name: 'mcp-gateway-cli', version: '0.1.0' };
   const capabilities = options.tasks === false ? {} : { extensions: { [TASKS_EXTENSION]: {} } };
-  let nextId = 1;
-
-  /** POSTs one request, framed as 2026-07-28 asks: headers plus the `_meta` envelope. */
-  const post = (
-    id: number,
-    method: string,
-    params: Record<string, unknown>,
-    meta = {},
-    signal?: AbortSignal,
-  ) => {
+  return ({ id, method, params, meta = {}, signal }) => {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
@@ -103,60 +106,96 @@ export function createRpc(options: RpcOptions): Rpc {
     const name = nameOf(method, params);
     if (name) headers['mcp-name'] = name;
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    const body = {
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          ...meta,
-          'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-          'io.modelcontextprotocol/clientInfo': clientInfo,
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-        },
-      },
+    const envelope = {
+      ...meta,
+      'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+      'io.modelcontextprotocol/clientInfo': clientInfo,
+      'io.modelcontextprotocol/clientCapabilities': capabilities,
     };
-    return doFetch(options.url, { method: 'POST', headers, body: JSON.stringify(body), signal }).catch(
-      (err: Error) => {
-        // fetch says only "fetch failed": name the server and the reason (ECONNREFUSED, …).
-        const cause = (err.cause as { code?: string; message?: string } | undefined) ?? {};
-        throw new Error(`cannot reach ${options.url}: ${cause.code ?? cause.message ?? err.message}`, {
-          cause: err,
-        });
-      },
-    );
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope } });
+    return doFetch(options.url, { method: 'POST', headers, body, signal }).catch((err: Error) => {
+      // fetch says only "fetch failed": name the server and the reason (ECONNREFUSED, …).
+      const cause = (err.cause as { code?: string; message?: string } | undefined) ?? {};
+      throw new Error(`cannot reach ${options.url}: ${cause.code ?? cause.message ?? err.message}`, {
+        cause: err,
+      });
+    });
   };
+}
 
+/** The answer of an event stream; progress for `progressToken` is handed over as it arrives. */
+async function readStreamed(
+  body: ReadableStream<Uint8Array>,
+  progressToken: string | undefined,
+  call: CallOptions,
+) {
+  let text = '';
+  let message: JsonRpcMessage | undefined;
+  for await (const frame of readSseFrames(body)) {
+    if (text.length < 200) text += `${frame.raw}\n\n`; // enough to quote in an error
+    const event = frame.message as JsonRpcMessage | undefined;
+    if (!event || typeof event !== 'object') continue;
+    if (event.method === 'notifications/progress' && event.params?.progressToken === progressToken) {
+      const { progressToken: _token, ...progress } = event.params as unknown as ProgressNotice & {
+        progressToken?: unknown;
+      };
+      call.onProgress?.(progress);
+    } else if (isAnswer(event)) {
+      message = event;
+    }
+  }
+  return { text, message };
+}
+
+/** The answer of a JSON body (undefined message when it is not JSON). */
+async function readJson(response: Response) {
+  const text = await response.text();
+  try {
+    return { text, message: JSON.parse(text) as JsonRpcMessage };
+  } catch {
+    return { text, message: undefined };
+  }
+}
+
+/** Opens subscriptions/listen for `taskIds`: the stream once acknowledged, else undefined. */
+async function listen(post: Post, id: number, taskIds: string[]): Promise<TaskStream | undefined> {
+  const abort = new AbortController();
+  try {
+    const params = { notifications: { taskIds } };
+    const response = await post({ id, method: 'subscriptions/listen', params, signal: abort.signal });
+    if (!isEventStream(response) || !response.body) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    const messages = messageQueue(response.body);
+    const ack = (await messages.next()) as JsonRpcMessage | undefined;
+    const honoured =
+      ack?.method === 'notifications/subscriptions/acknowledged'
+        ? (ack.params?.notifications as { taskIds?: string[] } | undefined)?.taskIds
+        : undefined;
+    if (!honoured || honoured.length === 0) {
+      abort.abort();
+      return undefined;
+    }
+    return { honoured, next: messages.next, close: () => abort.abort() };
+  } catch {
+    abort.abort();
+    return undefined;
+  }
+}
+
+export function createRpc(options: RpcOptions): Rpc {
+  const post = poster(options);
+  let nextId = 1;
   const rpc: Rpc = async (method, params, call = {}) => {
     const id = nextId++;
     const progressToken = call.onProgress ? `cli-${id}` : undefined;
-    const response = await post(id, method, params, progressToken ? { progressToken } : {});
-    let text = '';
-    let message: JsonRpcMessage | undefined;
-    if (isEventStream(response) && response.body) {
-      // Notifications may come before the answer: progress is handed over as it arrives.
-      for await (const frame of readSseFrames(response.body)) {
-        if (text.length < 200) text += `${frame.raw}\n\n`; // enough to quote in an error
-        const event = frame.message as JsonRpcMessage | undefined;
-        if (!event || typeof event !== 'object') continue;
-        if (event.method === 'notifications/progress' && event.params?.progressToken === progressToken) {
-          const { progressToken: _token, ...progress } = event.params as unknown as ProgressNotice & {
-            progressToken?: unknown;
-          };
-          call.onProgress?.(progress);
-        } else if (isAnswer(event)) {
-          message = event;
-        }
-      }
-    } else {
-      text = await response.text();
-      try {
-        message = JSON.parse(text) as JsonRpcMessage;
-      } catch {
-        message = undefined;
-      }
-    }
+    const response = await post({ id, method, params, meta: progressToken ? { progressToken } : {} });
+    // Notifications may come before the answer on a stream.
+    const { text, message } =
+      isEventStream(response) && response.body
+        ? await readStreamed(response.body, progressToken, call)
+        : await readJson(response);
     // Anything but a JSON-RPC answer (a proxy's error page, an empty stream) reads as HTTP trouble.
     if (!isAnswer(message))
       throw new RpcError(
@@ -171,37 +210,7 @@ export function createRpc(options: RpcOptions): Rpc {
     }
     return message.result ?? {};
   };
-
-  rpc.listen = async (taskIds) => {
-    const abort = new AbortController();
-    try {
-      const response = await post(
-        nextId++,
-        'subscriptions/listen',
-        { notifications: { taskIds } },
-        {},
-        abort.signal,
-      );
-      if (!isEventStream(response) || !response.body) {
-        await response.body?.cancel();
-        return undefined;
-      }
-      const messages = messageQueue(response.body);
-      const ack = (await messages.next()) as JsonRpcMessage | undefined;
-      const honoured =
-        ack?.method === 'notifications/subscriptions/acknowledged'
-          ? (ack.params?.notifications as { taskIds?: string[] } | undefined)?.taskIds
-          : undefined;
-      if (!honoured || honoured.length === 0) {
-        abort.abort();
-        return undefined;
-      }
-      return { honoured, next: messages.next, close: () => abort.abort() };
-    } catch {
-      abort.abort();
-      return undefined;
-    }
-  };
+  rpc.listen = (taskIds) => listen(post, nextId++, taskIds);
   return rpc;
 }
 

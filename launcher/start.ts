@@ -14,14 +14,13 @@ import { ensureJaeger, type Jaeger, startJaeger } from './jaeger.ts';
 import { linePrefixer, processLabel } from './line-prefixer.ts';
 import { type LocalTemporal, startLocalTemporal } from './local-temporal.ts';
 import { ManagedProcess } from './managed-process.ts';
-import { catalogLabel, exampleCall, toolRows } from './start-banner.ts';
+import { readyBanner } from './start-banner.ts';
 import {
   codecEndpoint,
   codecEnv,
   gatewayLogEnv,
   jaegerTraceEnv,
   localHost,
-  mcpUrl,
   type StartConfig,
   startConfig,
 } from './start-config.ts';
@@ -73,26 +72,27 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-function spawnNode(
-  name: string,
-  script: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  onLine?: (line: string) => void,
-  nodeFlags: string[] = [],
-) {
-  const child = ManagedProcess.spawn({
+/** How a child Node.js process is started: its arguments, environment, flags and line watcher. */
+interface NodeChild {
+  args?: string[];
+  env: NodeJS.ProcessEnv;
+  onLine?: (line: string) => void;
+  nodeFlags?: string[];
+}
+
+function spawnNode(name: string, script: string, child: NodeChild) {
+  const spawned = ManagedProcess.spawn({
     name,
     command: process.execPath,
-    args: [...nodeFlags, '--import', 'tsx', script, ...args],
+    args: [...(child.nodeFlags ?? []), '--import', 'tsx', script, ...(child.args ?? [])],
     cwd: ROOT,
-    env,
+    env: child.env,
     prefix: processLabel(name, LABEL_WIDTH),
     emit,
-    onLine,
+    onLine: child.onLine,
   });
-  children.push(child);
-  return child;
+  children.push(spawned);
+  return spawned;
 }
 
 /** Stops everything if `child` exits while it is meant to be running. */
@@ -128,59 +128,42 @@ async function waitForGateway(config: StartConfig, gateway: ManagedProcess, dead
   );
 }
 
-async function main(): Promise<void> {
-  const config = startConfig();
-  mkdirSync(config.dataDir, { recursive: true });
+/** The dev server (unless TEMPORAL_ADDRESS is set), installed first when missing. */
+function startTemporal(config: StartConfig): void {
+  if (!config.devServer) return;
+  const temporalOutput = linePrefixer(processLabel('temporal', LABEL_WIDTH), emit);
+  const installOutput = linePrefixer(processLabel('install', LABEL_WIDTH), emit);
+  temporalStarting = startLocalTemporal({
+    ...config.devServer,
+    ...(config.codec ? { uiCodecEndpoint: codecEndpoint(config) } : {}),
+    onOutput: (chunk) => temporalOutput.write(chunk),
+    onInstallOutput: (chunk) => installOutput.write(chunk),
+    say,
+    signal: installing.signal,
+  });
+}
 
-  // Bundle the workflows while the dev server starts, so the worker runs the working tree's code.
-  const bundlePath = config.workflowBundlePath ?? join(config.dataDir, 'workflow-bundle.js');
-  const bundler = config.workflowBundlePath
-    ? undefined
-    : spawnNode('bundle', 'scripts/build-workflow-bundle.ts', [bundlePath], process.env);
-
-  if (config.devServer) {
-    const temporalOutput = linePrefixer(processLabel('temporal', LABEL_WIDTH), emit);
-    const installOutput = linePrefixer(processLabel('install', LABEL_WIDTH), emit);
-    temporalStarting = startLocalTemporal({
-      ...config.devServer,
-      ...(config.codec ? { uiCodecEndpoint: codecEndpoint(config) } : {}),
-      onOutput: (chunk) => temporalOutput.write(chunk),
-      onInstallOutput: (chunk) => installOutput.write(chunk),
-      say,
-      signal: installing.signal,
-    });
-  }
-  const temporal = await temporalStarting;
-  // Counted from here: a first run may spend minutes installing the Temporal CLI before this.
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  temporalStarted = temporal;
+/** MCP_START_JAEGER=true: Jaeger beside the rest (built first when missing). */
+async function startTraces(config: StartConfig): Promise<void> {
+  if (!config.jaeger) return;
+  const jaegerOutput = linePrefixer(processLabel('jaeger', LABEL_WIDTH), emit);
+  const binary = await ensureJaeger((chunk) => jaegerOutput.write(chunk));
   if (stopping) return;
-  if (temporal) superviseExit('the Temporal dev server', temporal.exited);
-  const address = temporal?.address ?? (config.temporalAddress as string);
+  jaegerStarted = await startJaeger({
+    binary,
+    host: localHost(config.mcpHost),
+    ...config.jaeger,
+    onOutput: (chunk) => jaegerOutput.write(chunk),
+  });
+  superviseExit(
+    'Jaeger',
+    new Promise((resolve) => jaegerStarted?.child.once('exit', () => resolve('exited'))),
+  );
+}
 
-  if (bundler) {
-    const bundled = await bundler.exited;
-    if (stopping) return;
-    if (bundled.code !== 0) throw new Error(`bundling the workflows failed (${describeExit(bundled)})`);
-  }
-
-  if (config.jaeger) {
-    const jaegerOutput = linePrefixer(processLabel('jaeger', LABEL_WIDTH), emit);
-    const binary = await ensureJaeger((chunk) => jaegerOutput.write(chunk));
-    if (stopping) return;
-    jaegerStarted = await startJaeger({
-      binary,
-      host: localHost(config.mcpHost),
-      ...config.jaeger,
-      onOutput: (chunk) => jaegerOutput.write(chunk),
-    });
-    superviseExit(
-      'Jaeger',
-      new Promise((resolve) => jaegerStarted?.child.once('exit', () => resolve('exited'))),
-    );
-  }
-
-  const env: NodeJS.ProcessEnv = {
+/** What the worker and the gateway both run with. */
+function childEnv(config: StartConfig, address: string, bundlePath: string): NodeJS.ProcessEnv {
+  return {
     ...process.env,
     ...(jaegerStarted ? jaegerTraceEnv(process.env, jaegerStarted.otlpEndpoint) : {}),
     TEMPORAL_ADDRESS: address,
@@ -191,24 +174,24 @@ async function main(): Promise<void> {
       ? codecEnv(process.env, config.devServer?.uiPort, () => ensureLocalCodecKeys(config.dataDir))
       : {}),
   };
+}
+
+/** The worker and the gateway; resolves once the worker polls and the gateway is ready, by `deadline`. */
+async function startChildren(config: StartConfig, env: NodeJS.ProcessEnv, deadline: number): Promise<void> {
   let workerReady: () => void = () => {};
   const workerReadyPromise = new Promise<void>((resolve) => {
     workerReady = resolve;
   });
-  const worker = spawnNode('worker', 'worker/main.ts', [], env, (line) => {
-    if (line.includes('worker: polling task queue')) workerReady();
+  const worker = spawnNode('worker', 'worker/main.ts', {
+    env,
+    onLine: (line) => {
+      if (line.includes('worker: polling task queue')) workerReady();
+    },
   });
-  const gateway = spawnNode(
-    'gateway',
-    'gateway/main.ts',
-    [],
-    { ...env, ...gatewayLogEnv(process.env, Boolean(process.stdout.isTTY)) },
-    undefined,
-    GATEWAY_NODE_FLAGS,
-  );
+  const gatewayEnv = { ...env, ...gatewayLogEnv(process.env, Boolean(process.stdout.isTTY)) };
+  const gateway = spawnNode('gateway', 'gateway/main.ts', { env: gatewayEnv, nodeFlags: GATEWAY_NODE_FLAGS });
   superviseExit('the worker', worker.exited.then(describeExit));
   superviseExit('the gateway', gateway.exited.then(describeExit));
-
   const workerTimeout = new Promise<never>((_, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`the worker did not start polling within ${READY_TIMEOUT_MS} ms`)),
@@ -220,37 +203,43 @@ async function main(): Promise<void> {
     Promise.race([workerReadyPromise, workerTimeout]),
     waitForGateway(config, gateway, deadline),
   ]);
-  if (stopping) return;
+}
 
-  const endpoint = mcpUrl(config);
-  say('ready');
-  say(`  MCP endpoint     ${endpoint}`);
-  if (temporal) say(`  Temporal Web UI  ${temporal.uiUrl}`);
-  if (jaegerStarted) say(`  Traces (Jaeger)  ${jaegerStarted.uiUrl}`);
-  if (config.codec) {
-    say(`  Codec server     ${codecEndpoint(config)} (payloads encrypted; the Web UI decodes through it)`);
-    if (!process.env.MCP_CODEC_KEYS?.trim() && !process.env.MCP_CODEC_KEYS_FILE?.trim())
-      say(`  Codec keys       ${join(config.dataDir, 'codec-keys')}`);
+async function main(): Promise<void> {
+  const config = startConfig();
+  mkdirSync(config.dataDir, { recursive: true });
+  // Bundle the workflows while the dev server starts, so the worker runs the working tree's code.
+  const bundlePath = config.workflowBundlePath ?? join(config.dataDir, 'workflow-bundle.js');
+  const bundler = config.workflowBundlePath
+    ? undefined
+    : spawnNode('bundle', 'scripts/build-workflow-bundle.ts', { args: [bundlePath], env: process.env });
+  startTemporal(config);
+  const temporal = await temporalStarting;
+  // Counted from here: a first run may spend minutes installing the Temporal CLI before this.
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  temporalStarted = temporal;
+  if (stopping) return;
+  if (temporal) superviseExit('the Temporal dev server', temporal.exited);
+  const address = temporal?.address ?? (config.temporalAddress as string);
+  if (bundler) {
+    const bundled = await bundler.exited;
+    if (stopping) return;
+    if (bundled.code !== 0) throw new Error(`bundling the workflows failed (${describeExit(bundled)})`);
   }
-  say(`  Temporal         ${address}${temporal ? ` (${temporal.description})` : ' (TEMPORAL_ADDRESS)'}`);
-  if (config.devServer) say(`  Data folder      ${config.dataDir}`);
-  const served = await servedCatalog(env);
-  const withToken = Boolean(served && served.authTokens.size > 0);
-  if (withToken) say('  Auth             bearer tokens (MCP_AUTH_TOKENS)');
-  if (served) {
-    say(
-      `  Catalog          ${catalogLabel(served.toolsFile, ROOT)}${served.toolsFile ? '' : ' (MCP_TOOLS_FILE unset)'}`,
-    );
-    toolRows(served.tools).forEach((row, i) => {
-      say(`  ${(i === 0 ? 'Tools' : '').padEnd(17)}${row}`);
-    });
-    const example = exampleCall(served.tools, endpoint, withToken);
-    if (example) {
-      say('Try it (in another terminal):');
-      say(`  ${example}`);
-    }
-  }
-  say('Press Ctrl-C to stop.');
+  await startTraces(config);
+  if (stopping) return;
+  const env = childEnv(config, address, bundlePath);
+  await startChildren(config, env, deadline);
+  if (stopping) return;
+  const banner = readyBanner({
+    config,
+    root: ROOT,
+    address,
+    temporal,
+    jaeger: jaegerStarted,
+    served: await servedCatalog(env),
+  });
+  for (const line of banner) say(line);
 }
 
 /** The catalog the gateway serves, read the way the gateway reads it (undefined if it cannot be). */
