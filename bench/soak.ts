@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { auditRuns } from './soak/audit.ts';
 import { SoakCalls } from './soak/calls.ts';
 import { type Fault, runChaos } from './soak/chaos.ts';
-import type { Job, JobContext } from './soak/job.ts';
+import type { Job, JobContext } from './soak/job-types.ts';
 import { runLoad } from './soak/load.ts';
 import { renderSoak, type SoakResult, summarize } from './soak/report.ts';
 import { Random, type SoakSettings, soakSettings } from './soak/settings.ts';

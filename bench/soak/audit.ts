@@ -7,7 +7,7 @@ import protos from '@temporalio/proto';
 import { pollUntil } from '../../common/poll.ts';
 import { MCP_PRINCIPAL } from '../../gateway/temporal/run-memo.ts';
 import { MINE_CHAIN_WORKFLOW } from '../../workflows/mining/types.ts';
-import type { Finding, Job } from './job.ts';
+import type { Finding, Job } from './job-types.ts';
 
 /** How long visibility gets to list every accepted call's run, closed. */
 const VISIBILITY_WAIT_MS = 10_000;

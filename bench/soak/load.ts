@@ -2,7 +2,8 @@
 // a kind drawn from the seed (half run to completion, a quarter are cancelled, a quarter wait for
 // an approval the client gives), half of them as Tasks-extension clients, half as plain ones.
 import { setTimeout as delay } from 'node:timers/promises';
-import { type Job, type JobContext, type JobKind, runJob } from './job.ts';
+import { runJob } from './job.ts';
+import type { Job, JobContext, JobKind } from './job-types.ts';
 import type { Random, SoakSettings } from './settings.ts';
 import type { Principal } from './stack.ts';
 

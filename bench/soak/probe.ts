@@ -5,7 +5,7 @@
 import { PLAIN_CLIENT, TASKS_CLIENT } from '../../test/support/mcp-http.ts';
 import { readAnswer } from './answers.ts';
 import type { Answer } from './calls.ts';
-import type { Job, JobContext } from './job.ts';
+import type { Job, JobContext } from './job-types.ts';
 
 type Verdict = 'not_found' | 'inconclusive' | 'leak';
 

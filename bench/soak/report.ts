@@ -4,7 +4,7 @@
 import type { Audit } from './audit.ts';
 import type { CallRecord, SoakCalls } from './calls.ts';
 import { type Fault, seconds } from './chaos.ts';
-import type { Finding, Job, JobContext } from './job.ts';
+import type { Finding, Job, JobContext } from './job-types.ts';
 import type { SoakSettings } from './settings.ts';
 
 /** A fault's window runs from the kill until this long after it is back (clients reconnecting). */
