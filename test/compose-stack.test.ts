@@ -150,7 +150,7 @@ describe('docker compose up: the project stack on a real engine', { skip }, () =
     assert.equal(inline.resultType, 'complete');
     assert.equal(structured(inline).status, 'completed');
 
-    const taskId = await client.longTask(speed, 8, 3, 'compose task');
+    const { taskId } = await client.longTask(speed, 8, 3, 'compose task');
     const task = await client.until(taskId, finished);
     assert.equal(task.status, 'completed');
     assert.equal(chainOf(task).blocks.length, 8);
@@ -220,7 +220,7 @@ describe('docker compose up: the project stack on a real engine', { skip }, () =
   });
 
   test('docker compose restart worker while a task runs: the task completes, every block once', async () => {
-    const taskId = await client.longTask(speed, 8, 2, 'compose worker restart');
+    const { taskId } = await client.longTask(speed, 8, 2, 'compose worker restart');
     const restart = Date.now();
     await project.compose(['restart', 'worker'], 120_000);
     report.workerRestartMs = Date.now() - restart;
@@ -235,7 +235,7 @@ describe('docker compose up: the project stack on a real engine', { skip }, () =
   });
 
   test('down, then up again: the volumes hold; a task started before is still there and finishes', async () => {
-    const running = await client.longTask(speed, 8, 2, 'compose down and up');
+    const { taskId: running } = await client.longTask(speed, 8, 2, 'compose down and up');
     await project.compose(['down'], 180_000);
     assert.deepEqual(await project.ps(true), [], 'down removed the containers');
     const before = token;
