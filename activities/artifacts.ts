@@ -1,8 +1,9 @@
 // For workflow authors: an activity stores a large output with storeArtifact and returns the
 // reference it gives; the workflow returns that reference (or an object holding it) as its result,
 // and the gateway serves the bytes as an MCP resource. The bytes never enter Temporal history.
-// The object is stored under the run's workflow id, which the gateway reads it under: a reference
-// another run's result copies names nothing there.
+// The object is stored under the run's id, which the gateway reads it under: a reference another
+// run's result copies names nothing there (not the workflow id: under the gateway's running-task cap
+// a workflow id is a slot's, shared by one principal's runs one after another).
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Context } from '@temporalio/activity';
@@ -23,7 +24,7 @@ export interface ArtifactOptions {
   /** The store; default: the one the environment names (MCP_ARTIFACT_STORE and its settings). */
   store?: ArtifactStore;
   /**
-   * The workflow id of the run whose result returns the reference; default: the run of the calling
+   * The run id of the run whose result returns the reference; default: the run of the calling
    * activity. Set it when a child workflow's activity writes for its parent.
    */
   run?: string;
@@ -45,7 +46,7 @@ export async function storeArtifact(
   const ttl = options.ttlSeconds ?? DEFAULT_ARTIFACT_TTL_SECONDS;
   if (!Number.isFinite(ttl) || ttl <= 0) throw new Error(`ttlSeconds must be positive, got ${ttl}`);
   const id = randomBytes(18).toString('base64url');
-  const run = options.run ?? Context.current().info.workflowExecution?.workflowId;
+  const run = options.run ?? Context.current().info.workflowExecution?.runId;
   if (!run)
     throw new Error(
       'storeArtifact needs the run it stores for: call it from an activity of a workflow, or pass `run`',

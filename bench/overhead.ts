@@ -11,9 +11,9 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { MINING_ID_PREFIX, miningTool } from '../catalog/mining/entry.ts';
 import { ANONYMOUS } from '../gateway/mcp/handler.ts';
+import { MCP_TASK_STATUS } from '../gateway/temporal/optional-attributes.ts';
 import { MCP_PRINCIPAL, MCP_TOOL, type RunMemo } from '../gateway/temporal/run-memo.ts';
 import { runDetails } from '../gateway/temporal/run-texts.ts';
-import { MCP_TASK_STATUS } from '../gateway/temporal/task-status.ts';
 import { PROTOCOL_VERSION, rpcResult, TASKS_CLIENT } from '../test/support/mcp-http.ts';
 import { type Samples, scrape, summedDelta } from '../test/support/metrics-scrape.ts';
 import {

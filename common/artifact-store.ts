@@ -1,7 +1,8 @@
 // Where large outputs live instead of Temporal history: a local folder (local-artifact-store.ts)
 // or an S3-compatible bucket (s3-artifact-store.ts). Workers write (activities/artifacts.ts), the
-// gateway reads (resources/read). An object is named by its run (the workflow id) and the
-// artifact's random id: a reference another run returns names nothing of this run's. What it is
+// gateway reads (resources/read). An object is named by its run (its run id: a workflow id may be a
+// slot's, shared run after run) and the artifact's random id: a reference another run returns names
+// nothing of this run's. What it is
 // (type, size, digest, expiry) travels in the reference the run returns, so the store keeps no
 // metadata of its own.
 import { createHash } from 'node:crypto';
@@ -10,10 +11,10 @@ import { Readable, Transform } from 'node:stream';
 /** An artifact id: random, URL- and file-name-safe, never a path. */
 export const ARTIFACT_ID_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 
-/** A run's workflow id as a folder or key segment: no leading dot, so never `.` or `..`, never a path. */
+/** A run id as a folder or key segment: no leading dot, so never `.` or `..`, never a path. */
 const RUN_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
 
-/** Where an artifact lives: the workflow id of the run that wrote it, and its own id. */
+/** Where an artifact lives: the run id of the run that wrote it, and its own id. */
 export interface ArtifactKey {
   run: string;
   id: string;
@@ -88,6 +89,5 @@ export class ArtifactUnreadableError extends Error {
 
 export function checkKey(key: ArtifactKey): void {
   if (!ARTIFACT_ID_PATTERN.test(key.id)) throw new Error(`not an artifact id: "${key.id}"`);
-  if (!RUN_ID_PATTERN.test(key.run))
-    throw new Error(`not a workflow id an artifact can live under: "${key.run}"`);
+  if (!RUN_ID_PATTERN.test(key.run)) throw new Error(`not a run id an artifact can live under: "${key.run}"`);
 }

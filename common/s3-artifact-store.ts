@@ -1,5 +1,5 @@
 // The S3 store: a bucket on S3 or an S3-compatible server, through AWS SDK v3, one key per
-// artifact under its run (`<prefix><workflow id>/<artifact id>`). Every call has a deadline: a
+// artifact under its run (`<prefix><run id>/<artifact id>`). Every call has a deadline: a
 // server that stops answering costs a read its deadline, never a socket held for ever.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';

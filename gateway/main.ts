@@ -9,7 +9,7 @@ import { backendOptions, budgetWarnings, loadSettings } from './settings/index.t
 import { enableTracing } from './shared/tracing.ts';
 import { TemporalBackend } from './temporal/backend.ts';
 import { createTemporalClient } from './temporal/client.ts';
-import { missingTaskStatusMessage } from './temporal/task-status.ts';
+import { missingAttributeMessages } from './temporal/optional-attributes.ts';
 
 /** Settings that must be right before anything listens: a bad one stops the start with its reason. */
 async function startupSettings() {
@@ -52,8 +52,9 @@ app.log.info(
 );
 for (const line of budgetWarnings(config)) app.log.warn(`gateway: ${line}`);
 // Said once, when Temporal can tell (an unreachable Temporal is the readiness check's to report).
-void backend.taskStatus.look().then((registered) => {
-  if (registered === false) app.log.warn(`gateway: ${missingTaskStatusMessage(config.temporal.namespace)}`);
+void backend.optionalAttributes.look().then((registered) => {
+  for (const line of registered ? missingAttributeMessages(registered, config.temporal.namespace) : [])
+    app.log.warn(`gateway: ${line}`);
 });
 app.log.info(
   `gateway: ${

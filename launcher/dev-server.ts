@@ -11,6 +11,7 @@ export const SEARCH_ATTRIBUTES = {
   McpTool: 'Keyword',
   McpPrincipal: 'Keyword',
   McpTaskStatus: 'Keyword',
+  McpTaskId: 'Keyword',
 } as const;
 
 export interface DevServerOptions {

@@ -15,7 +15,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { ANONYMOUS } from '../gateway/mcp/handler.ts';
-import { taskWorkflowId } from '../gateway/temporal/task-ids.ts';
+import { taskRun } from '../gateway/temporal/task-ids.ts';
 import { type Cluster, startCluster } from '../launcher/cluster/cluster.ts';
 import { freeClusterPorts } from '../launcher/cluster/ports.ts';
 import { freePort } from '../launcher/free-port.ts';
@@ -83,20 +83,18 @@ async function startRunning(blocks: number, seconds: number, label: string) {
   return { args, workflowId: started.workflowId, watch };
 }
 
-/**
- * A task's workflow handle: under the running-task cap (the gateways' default) its slot's workflow
- * (the current run: the task's own while it runs, and the one that just completed after a fault).
- */
-function taskRun(taskId: string) {
+/** A task's run handle: under the running-task cap (the gateways' default) its slot's workflow and its run. */
+function taskRunHandle(taskId: string) {
   const secret = Buffer.from(readFileSync(join(cluster.dataDir, 'server-secret'), 'utf8').trim(), 'utf8');
-  return temporal.workflow.getHandle(taskWorkflowId(secret, ANONYMOUS, taskId));
+  const { workflowId, runId } = taskRun(secret, ANONYMOUS, taskId);
+  return temporal.workflow.getHandle(workflowId, runId);
 }
 
 /** After a fault: the task completed, every block in its result once (the last test counts workflows per key). */
 async function assertSurvived(label: string, workflowId: string, blocks: number, watchReport: WatchReport) {
   assert.equal(watchReport.final?.status, 'completed', `${label}: ${JSON.stringify(watchReport.final)}`);
   assertWholeChain(watchReport.final?.result, blocks);
-  const handle = taskRun(workflowId);
+  const handle = taskRunHandle(workflowId);
   const description = await handle.describe();
   assert.equal(description.status.name, 'COMPLETED');
   const attempts = (watchReport.final?.result?.blocks ?? []).map((b) => b.attempt);
@@ -362,7 +360,7 @@ describe('cluster: PostgreSQL, Temporal services as processes, two gateways behi
     // The worker running the block, and one more.
     const busy = await eventually(
       async () => {
-        const description = await taskRun(run.workflowId).describe();
+        const description = await taskRunHandle(run.workflowId).describe();
         const identity = description.raw.pendingActivities?.[0]?.lastWorkerIdentity ?? '';
         return cluster.workers.find((w) => identity === `${w.pid}@${hostname()}`);
       },

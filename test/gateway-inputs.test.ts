@@ -8,13 +8,18 @@ import { inputResponsesSchema } from '../gateway/mcp/input-rounds.ts';
 import { validated } from '../gateway/mcp/tools-call.ts';
 import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
 import {
-  inSlot,
   isOwnedBy,
+  isTaskOfRun,
+  namesNoRun,
   newTaskId,
+  runTaskId,
+  slotOf,
+  slotTaskId,
   slotWorkflowId,
   taskIdPrefix,
+  taskKey,
+  taskRun,
   taskSlot,
-  taskWorkflowId,
 } from '../gateway/temporal/task-ids.ts';
 import { LIMITS } from '../workflows/mining/bounds.ts';
 
@@ -114,22 +119,54 @@ describe('task ids', () => {
     assert.equal(taskIdPrefix('mine-short'), undefined);
   });
 
-  test('under the cap name their slot, which the owner tag covers; the two forms never read as each other', async () => {
-    const id = newTaskId(secret, 'alice', 'start_report-v2', 7);
+  test('under the cap add their slot and run, covered by a tag of their own; the key before the dot is the McpTaskId', async () => {
+    const key = newTaskId(secret, 'alice', 'start_report-v2');
+    const runId = '0194f1c2-7a3b-7c4d-8e5f-a0b1c2d3e4f5';
+    const id = runTaskId(secret, key, { slot: 7, runId });
+    assert.match(id, /^start_report-v2-[A-Za-z0-9_-]{32}\.[A-Za-z0-9_-]{35}$/);
+    assert.equal(id.slice(0, id.lastIndexOf('.')), key);
+    assert.equal(taskKey(id), key);
     assert.equal(taskIdPrefix(id), 'start_report-v2');
     assert.equal(taskSlot(id), 7);
     assert.equal(isOwnedBy(secret, 'alice', id), true);
     assert.equal(isOwnedBy(secret, 'bob', id), false);
-    const moved = inSlot(secret, 'alice', id, 8);
-    assert.equal(taskSlot(moved), 8);
-    assert.equal(isOwnedBy(secret, 'alice', moved), true);
-    // The slot changed without its tag: nobody's.
-    const body = Buffer.from(id.slice(id.indexOf('~') + 1), 'base64url');
-    body.writeUInt16BE(8, 16);
-    assert.equal(isOwnedBy(secret, 'alice', `start_report-v2~${body.toString('base64url')}`), false);
-    assert.equal(taskSlot(newTaskId(secret, 'alice', 'start_report-v2')), undefined);
-    assert.equal(taskWorkflowId(secret, 'alice', id), slotWorkflowId(secret, 'alice', 7));
+    assert.deepEqual(taskRun(secret, 'alice', id), { workflowId: slotWorkflowId(secret, 'alice', 7), runId });
     assert.notEqual(slotWorkflowId(secret, 'alice', 7), slotWorkflowId(secret, 'bob', 7));
+    assert.equal(slotOf(secret, 'alice', slotWorkflowId(secret, 'alice', 7)), 7);
+    assert.equal(slotOf(secret, 'bob', slotWorkflowId(secret, 'alice', 7)), undefined);
+    // Without a slot the key is the run's own workflow id and the id as it is.
+    assert.equal(runTaskId(secret, key, { runId }), key);
+    assert.deepEqual(taskRun(secret, 'alice', key), { workflowId: key });
+    // Another slot or run under the same key, without its tag: nobody's.
+    const part = Buffer.from(id.slice(id.lastIndexOf('.') + 1), 'base64url');
+    for (const at of [1, 5]) {
+      const changed = Buffer.from(part);
+      changed[at] = (changed[at] as number) ^ 1;
+      assert.equal(isOwnedBy(secret, 'alice', `${key}.${changed.toString('base64url')}`), false);
+    }
+    assert.equal(
+      isOwnedBy(
+        secret,
+        'alice',
+        `${newTaskId(secret, 'alice', 'start_report-v2')}.${part.toString('base64url')}`,
+      ),
+      false,
+    );
+  });
+
+  test('an unconfirmed start names key and slot without a run (~); a run started when ids had that form is still its task', async () => {
+    const key = newTaskId(secret, 'alice', 'mine');
+    const id = slotTaskId(secret, 'alice', key, 3);
+    assert.match(id, /^mine~[A-Za-z0-9_-]{35}$/);
+    assert.equal(isOwnedBy(secret, 'alice', id), true);
+    assert.equal(isOwnedBy(secret, 'bob', id), false);
+    assert.equal(namesNoRun(id), true);
+    assert.equal(namesNoRun(key), false);
+    assert.deepEqual(taskRun(secret, 'alice', id), { workflowId: slotWorkflowId(secret, 'alice', 3) });
+    assert.equal(isTaskOfRun(secret, 'alice', id, key), true, 'a run started with the key');
+    assert.equal(isTaskOfRun(secret, 'alice', id, id), true, 'a run started when the id was its key');
+    assert.equal(isTaskOfRun(secret, 'alice', id, newTaskId(secret, 'alice', 'mine')), false);
+    assert.equal(isTaskOfRun(secret, 'bob', id, key), false);
   });
 
   test("a changed, cut, padded or foreign-shaped id is nobody's", async () => {

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { LocalArtifactStore } from '../common/local-artifact-store.ts';
-import { taskWorkflowId } from '../gateway/temporal/task-ids.ts';
+import { taskRun } from '../gateway/temporal/task-ids.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { artifactActivities, seededBytes } from './fixtures/activities/artifacts.ts';
 import { type GatewayProcess, startGatewayProcess } from './support/gateway-process.ts';
@@ -215,11 +215,11 @@ describe('what the store folder may hold', () => {
       expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
     }));
     const run = await call('reflect_json', { value: { files: refs } }, as('alice'));
-    // The store keeps a run's artifacts under its workflow id: under the cap, its slot's.
+    // The store keeps a run's artifacts under its run id (the one the task id names).
     const folder = join(
       dir,
       'artifacts',
-      taskWorkflowId(Buffer.from(TEST_SERVER_SECRET), 'alice', run.taskId),
+      taskRun(Buffer.from(TEST_SERVER_SECRET), 'alice', run.taskId).runId ?? '',
     );
     mkdirSync(folder, { recursive: true });
     execFileSync('mkfifo', [join(folder, ids.fifo)]);

@@ -11,7 +11,7 @@ import { TemporalBackend } from '../gateway/temporal/backend.ts';
 import { RunningTaskLimitError } from '../gateway/temporal/errors.ts';
 import { KEY_WORKFLOW_TYPE } from '../gateway/temporal/keyed-start.ts';
 import { RunningTaskSlots } from '../gateway/temporal/slots.ts';
-import { keyedTaskId, slotWorkflowId, taskSlot } from '../gateway/temporal/task-ids.ts';
+import { keyedSlotStart, keyedTaskId, slotWorkflowId, taskKey, taskSlot } from '../gateway/temporal/task-ids.ts';
 import { startGateway, TEST_SERVER_SECRET } from './support/gateway-server.ts';
 import { rpc, TASKS_CLIENT } from './support/mcp-http.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
@@ -217,5 +217,54 @@ test('a keyed start whose gateway died before the key was recorded: a retry else
   // Recorded now: a third start reads the record.
   const third = await backendWith(5).starts.run(request, caller);
   assert.equal(third.run.runId, first.run.runId);
+  await temporal.client.workflow.getHandle(first.run.workflowId, first.run.runId).terminate('done');
+});
+
+test('a keyed start whose first slot was busy, then freed, and whose record was never written: its retry answers the run it began, found by McpTaskId', async () => {
+  const tool = idleTool('busyfirst');
+  const caller = { principal: 'busyfirst' };
+  const limit = 3;
+  const request = { tool, input: {}, arguments: { i: 1 }, summary: 'keyed', idempotencyKey: 'order-9' };
+  const keyId = keyedTaskId(SECRET, 'busyfirst', tool, 'order-9');
+  const firstSlot = keyedSlotStart(SECRET, keyId).first % limit;
+  // Another run holds the slot the key tries first: the keyed start runs in another one.
+  const occupier = await temporal.client.workflow.start('idle', {
+    workflowId: slotWorkflowId(SECRET, 'busyfirst', firstSlot),
+    taskQueue: tool.taskQueue,
+    args: [],
+  });
+  const first = await backendWith(limit).starts.run(request, caller);
+  assert.notEqual(taskSlot(first.workflowId), firstSlot, 'the first attempt ran in another slot');
+  assert.equal(taskKey(first.workflowId), keyId, 'the keyed task id is its key and its run');
+  const byKey = await temporal.client.workflow.count(`McpTaskId = "${keyId}"`);
+  assert.equal(byKey.count, 1, 'McpTaskId finds the run by the id a user quotes, up to its run part');
+  // The gateway died before the key's record; then the slot it tried first frees.
+  const recordId = `mcp-key-${keyId}`;
+  const record = await temporal.client.workflow.getHandle(recordId).describe();
+  await temporal.client.workflowService.deleteWorkflowExecution({
+    namespace: 'default',
+    workflowExecution: { workflowId: record.workflowId, runId: record.runId },
+  });
+  await eventually(
+    () =>
+      temporal.client.workflow
+        .getHandle(recordId)
+        .describe()
+        .then(
+          () => undefined,
+          () => true,
+        ),
+    10_000,
+    'the record to be gone',
+  );
+  await occupier.terminate('the first slot frees');
+  const retry = await backendWith(limit).starts.run(request, caller);
+  assert.equal(retry.workflowId, first.workflowId, 'the retry answers the task the first start began');
+  assert.equal(retry.run.runId, first.run.runId);
+  const slots = Array.from({ length: limit }, (_, i) => `"${slotWorkflowId(SECRET, 'busyfirst', i)}"`);
+  const running = await temporal.client.workflow.count(
+    `WorkflowId IN (${slots.join(', ')}) AND ExecutionStatus = "Running"`,
+  );
+  assert.equal(running.count, 1, 'one run of the key, none started in the freed slot');
   await temporal.client.workflow.getHandle(first.run.workflowId, first.run.runId).terminate('done');
 });

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ANONYMOUS } from '../gateway/mcp/handler.ts';
-import { taskWorkflowId } from '../gateway/temporal/task-ids.ts';
+import { taskRun } from '../gateway/temporal/task-ids.ts';
 import { freePort } from '../launcher/free-port.ts';
 import type { Jaeger } from '../launcher/jaeger.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
@@ -138,7 +138,7 @@ describe('tracing through a real Jaeger', () => {
     const start = only(spans, 'StartWorkflow:mineChain', request);
     // Under the running-task cap the run's workflow id is its slot's.
     const secret = Buffer.from('tracing-test-secret-0123456789abcdef0123456789');
-    const workflowId = taskWorkflowId(secret, ANONYMOUS, taskId);
+    const { workflowId } = taskRun(secret, ANONYMOUS, taskId);
     assert.equal(start.tags.temporalWorkflowId, workflowId);
     const wait = only(spans, 'wait budget', request);
     assert.equal(wait.tags['mcp.task.id'], taskId, 'the wait names the task, not its slot');

@@ -14,6 +14,7 @@ import {
   StartRefusedError,
   StartUnconfirmedError,
 } from '../temporal/errors.ts';
+import { namesNoRun } from '../temporal/task-ids.ts';
 
 const PARSE_ERROR = ProtocolErrorCode.ParseError;
 const INVALID_REQUEST = ProtocolErrorCode.InvalidRequest;
@@ -50,10 +51,19 @@ export function protocolErrorBody(id: unknown, error: ProtocolError): ErrorBody 
   return errorBody(id, error.code, error.message, error.data as Record<string, unknown> | undefined);
 }
 
-/** tasks/* on an id that is unknown, expired, or not the caller's: one answer for all three. */
-export function taskNotFound(): ProtocolError {
-  return new ProtocolError(INVALID_PARAMS, TASK_NOT_FOUND_MESSAGE, { reason: 'task_not_found' });
+/**
+ * tasks/* on an id that is unknown, expired, or not the caller's: one answer for all three. An id
+ * without a run part (`~`: an unconfirmed start, or a gateway before ids named their run) says why.
+ */
+export function taskNotFound(taskId?: string): ProtocolError {
+  const note = taskId !== undefined && namesNoRun(taskId) ? { note: NO_RUN_NOTE } : {};
+  return new ProtocolError(INVALID_PARAMS, TASK_NOT_FOUND_MESSAGE, { reason: 'task_not_found', ...note });
 }
+
+/** Why an id without a run part is not found once its run no longer holds its slot. */
+export const NO_RUN_NOTE =
+  'this task id names its slot but not its run (a start Temporal did not confirm, or a gateway before task ids ' +
+  'named their run), so it finds the run only while that run is running: the run has ended or never started';
 
 export function isTaskNotFound(err: unknown): boolean {
   return (

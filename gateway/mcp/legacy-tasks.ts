@@ -32,7 +32,7 @@ type Handle = (
 async function viewOf(taskId: string, caller: Caller, deps: McpDeps) {
   const { backend, catalog } = deps;
   const view = await backend.views.of(taskId, caller, catalog.toolOfTask(taskId)?.progress ?? {});
-  if (!view) throw taskNotFound();
+  if (!view) throw taskNotFound(taskId);
   return { view, tool: catalog.toolOfRun(view.tool) };
 }
 
@@ -74,7 +74,7 @@ const list: Handle = async (params, caller, deps) => {
 const cancel: Handle = async (params, caller, deps) => {
   const taskId = String(params.taskId);
   const run = await deps.backend.actions.cancel(taskId, caller);
-  if (!run) throw taskNotFound();
+  if (!run) throw taskNotFound(taskId);
   await deps.backend.waits.forResult(run, CANCEL_SETTLE_MS);
   const { view, tool } = await viewOf(taskId, caller, deps);
   return legacyTask(view, tool, deps.timing);

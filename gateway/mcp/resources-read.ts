@@ -33,7 +33,7 @@ export async function resourcesRead(uri: string, caller: Caller, deps: McpDeps) 
     let bytes: Buffer | undefined;
     try {
       // The reference's own size bounds the read: more stored bytes than it gives are not its bytes.
-      bytes = await artifacts.store.get({ run: view.run.workflowId, id: ref.id }, ref.size);
+      bytes = await artifacts.store.get({ run: view.run.runId ?? view.run.workflowId, id: ref.id }, ref.size);
     } catch (err) {
       if (err instanceof ArtifactTooLargeError) throw artifactCorrupt();
       if (err instanceof ArtifactUnreadableError) throw artifactUnreadable();

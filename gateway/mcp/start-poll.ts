@@ -4,8 +4,9 @@
 import { type CallToolResult, isCallToolResult } from '@modelcontextprotocol/server';
 import { type ArtifactReference, type InputRequest, TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
 import type { ExecutionState, ExecutionView } from '../temporal/run-state.ts';
+import { namesNoRun } from '../temporal/task-ids.ts';
 import { artifactReferences, artifactSummary, resourceLink } from './artifacts.ts';
-import { INTERNAL_ERROR } from './errors.ts';
+import { INTERNAL_ERROR, NO_RUN_NOTE } from './errors.ts';
 import type { Presentation } from './presentation-hooks.ts';
 
 /** A run as the interval advice needs it: its state, and its start time when known. */
@@ -168,7 +169,7 @@ export function notFoundJson(workflowId: string, tool: PollTool): StartPollJson 
     status: 'not_found',
     workflow_id: workflowId,
     next:
-      `No ${tool.presentation.noun} has this workflow_id (it never existed, has expired, or was copied wrongly). ` +
+      `No ${tool.presentation.noun} has this workflow_id (${namesNoRun(workflowId) ? NO_RUN_NOTE : 'it never existed, has expired, or was copied wrongly'}). ` +
       `Do not poll it again. If the user still wants the work done, call ${tool.name} to start a new run.`,
   };
 }

@@ -8,6 +8,6 @@ export async function tasksGet({ taskId, caller, deps }: TaskRequest): Promise<G
   const { backend, catalog, timing } = deps;
   // The id names its tool, so its progress query (if it needs one) goes out beside the describe.
   const view = await backend.views.of(taskId, caller, catalog.toolOfTask(taskId)?.progress ?? {});
-  if (!view) throw taskNotFound();
+  if (!view) throw taskNotFound(taskId);
   return getTaskResult(view, catalog.toolOfRun(view.tool), timing);
 }

@@ -11,13 +11,13 @@ export async function tasksUpdate({ taskId, params, ctx, caller, deps }: TaskReq
   const parsed = inputResponsesSchema.safeParse(ctx.mcpReq.inputResponses ?? params.inputResponses);
   if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error)}`);
   const tool = deps.catalog.toolOfTask(taskId);
-  if (!tool) throw taskNotFound();
+  if (!tool) throw taskNotFound(taskId);
   if (!tool.inputSignal) throw invalidParams(`Tasks of ${tool.name} take no input`);
   const input = {
     signalName: tool.inputSignal,
     responses: boundedResponses(parsed.data),
     ...tool.progress,
   };
-  if (!(await deps.backend.actions.sendInput(taskId, caller, input))) throw taskNotFound();
+  if (!(await deps.backend.actions.sendInput(taskId, caller, input))) throw taskNotFound(taskId);
   return emptyAck();
 }

@@ -5,11 +5,11 @@ import type { Client } from '@temporalio/client';
 import { RunActions } from './actions.ts';
 import { type CallOptions, TemporalCalls } from './client.ts';
 import { RunListing } from './listing.ts';
+import { OptionalAttributes } from './optional-attributes.ts';
 import { RecentRuns } from './recent-runs.ts';
 import { RunningTaskSlots } from './slots.ts';
 import { RunStarts } from './start.ts';
 import { isOwnedBy } from './task-ids.ts';
-import { TaskStatusAttribute } from './task-status.ts';
 import { RunViews } from './view.ts';
 import { RunWaits } from './wait.ts';
 
@@ -32,7 +32,7 @@ export class TemporalBackend {
   readonly actions: RunActions;
   readonly listing: RunListing;
   readonly recentRuns: RecentRuns;
-  readonly taskStatus: TaskStatusAttribute;
+  readonly optionalAttributes: OptionalAttributes;
   /** The running-task cap, when there is one. */
   readonly slots?: RunningTaskSlots;
 
@@ -55,14 +55,14 @@ export class TemporalBackend {
       graceMs: options.stuckRunGraceMs ?? Number.POSITIVE_INFINITY,
       ...(options.onStuckRun ? { log: options.onStuckRun } : {}),
     });
-    this.taskStatus = new TaskStatusAttribute(this.calls);
+    this.optionalAttributes = new OptionalAttributes(this.calls);
     this.waits = new RunWaits(client);
     this.starts = new RunStarts({
       calls: this.calls,
       views: this.views,
       serverSecret: options.serverSecret,
       secretArgumentKey: this.derivedKey('secret-argument'),
-      taskStatus: this.taskStatus,
+      optionalAttributes: this.optionalAttributes,
       ...(slots ? { slots } : {}),
     });
     this.actions = new RunActions(this.calls, this.views);

@@ -1,19 +1,22 @@
-// Starts with an idempotency key. The key names an id (keyedTaskId). Without the running-task cap
-// that id is the run's own workflow id, so Temporal keeps one run per key. Under the cap a run's
-// workflow id is its slot's (slots.ts), so the key is kept by a record of its own: a small run
-// under the key's id (never served by a worker; it times out by itself a second later) whose memo
-// names the task, and whose id Temporal never gives twice (REJECT_DUPLICATE, within retention).
-// The task is started first, then the record; when another start with the key recorded first
-// (two replicas at once), this start's run is terminated before it answers and theirs is answered.
-// A start with the key begins in the slot its key draws, with the key's request id (start.ts), so
-// one whose gateway died before the record is found again by a retry, not started twice.
+// Starts with an idempotency key. The key names a task key (keyedTaskId). Without the running-task
+// cap that key is the run's own workflow id, so Temporal keeps one run per key. Under the cap a run's
+// workflow id is its slot's (slots.ts), so the key is kept by a record of its own: a small run under
+// the key's id (never served by a worker; it times out by itself a second later) whose memo names the
+// task, and whose id Temporal never gives twice (REJECT_DUPLICATE, within retention). The task is
+// started first, then the record; when another start with the key recorded first (two replicas at
+// once), this start's run is terminated before it answers and theirs is answered. A start that finds
+// no record first looks for a run already carrying the key (McpTaskId): a start whose gateway died
+// before the record, in whichever slot it ran, is answered and recorded, not started twice.
 // On one replica, concurrent starts with one key share one start.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile, isRunNotFound } from './errors.ts';
+import { visibilityString } from './listing.ts';
+import { MCP_TASK_ID, type OptionalAttributes } from './optional-attributes.ts';
 import type { OwnedRun } from './run-lookup.ts';
-import type { Caller } from './run-memo.ts';
+import { type Caller, MCP_PRINCIPAL } from './run-memo.ts';
 import type { RunRef } from './run-state.ts';
+import { runTaskId, slotOf } from './task-ids.ts';
 import type { RunViews } from './view.ts';
 
 /** The records' task queue: nothing polls it, so a record never runs, it only exists. */
@@ -34,10 +37,20 @@ export class KeyedStarts {
   /** key id → the start in progress on this replica (a concurrent one joins it). */
   private readonly inFlight = new Map<string, Promise<KeyedRun>>();
 
+  private readonly calls: TemporalCalls;
+  private readonly views: RunViews;
+
   constructor(
-    private readonly calls: TemporalCalls,
-    private readonly views: RunViews,
-  ) {}
+    private readonly deps: {
+      calls: TemporalCalls;
+      views: RunViews;
+      serverSecret: Buffer;
+      optionalAttributes: OptionalAttributes;
+    },
+  ) {
+    this.calls = deps.calls;
+    this.views = deps.views;
+  }
 
   /**
    * The run the key names (`keyId`), or, when there is none, the one `start` starts. `recorded`:
@@ -74,7 +87,7 @@ export class KeyedStarts {
     caller: Caller,
     start: () => Promise<Started>,
   ): Promise<KeyedRun> {
-    const found = await this.recorded(keyId, caller);
+    const found = (await this.recorded(keyId, caller)) ?? (await this.unrecorded(keyId, caller));
     if (found) return { found };
     const started = await start();
     let recordError: unknown;
@@ -108,6 +121,34 @@ export class KeyedStarts {
       if (isRunNotFound(err)) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * A run of the key's without a record (its start's gateway died before it), found by its McpTaskId
+   * and recorded now; undefined when there is none (or the namespace lacks McpTaskId).
+   */
+  private async unrecorded(keyId: string, caller: Caller): Promise<OwnedRun | undefined> {
+    if (!(await this.deps.optionalAttributes.registered()).has(MCP_TASK_ID.name)) return undefined;
+    const { serverSecret } = this.deps;
+    const query =
+      `${MCP_TASK_ID.name} = ${visibilityString(keyId)} AND ` +
+      `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)}`;
+    const listed = await this.calls.call(async () => {
+      for await (const run of this.calls.client.workflow.list({ query, pageSize: 10 })) {
+        const slot = slotOf(serverSecret, caller.principal, run.workflowId);
+        if (slot !== undefined) return runTaskId(serverSecret, keyId, { slot, runId: run.runId });
+      }
+      return undefined;
+    });
+    const found = listed && (await this.views.owned(listed, caller));
+    if (!found) return undefined;
+    try {
+      await this.record(keyId, listed, caller);
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      return this.recorded(keyId, caller);
+    }
+    return found;
   }
 
   private async record(keyId: string, taskId: string, caller: Caller): Promise<void> {

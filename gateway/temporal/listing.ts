@@ -78,7 +78,7 @@ export class RunListing {
 
   /**
    * The listed runs that are the caller's tasks, with their task ids: a run under the cap names its
-   * task in its memo (its workflow id is its slot's), any other is its workflow id.
+   * task key in its memo (its workflow id is its slot's), any other is its workflow id.
    */
   private async tasksOf(
     listed: ListPage,
@@ -87,10 +87,11 @@ export class RunListing {
     const tasks = await Promise.all(
       (listed.executions ?? []).map(async (execution) => {
         const workflowId = execution.execution?.workflowId;
-        if (!workflowId) return undefined;
-        const task = await this.memoField(execution.memo?.fields?.task);
-        const taskId = typeof task === 'string' ? task : workflowId;
-        return this.views.owns(taskId, caller) ? { taskId, execution } : undefined;
+        const runId = execution.execution?.runId;
+        if (!workflowId || !runId) return undefined;
+        const memoTask = await this.memoField(execution.memo?.fields?.task);
+        const taskId = this.views.listedTask({ workflowId, runId, memoTask }, caller);
+        return taskId ? { taskId, execution } : undefined;
       }),
     );
     return tasks.filter((task) => task !== undefined);

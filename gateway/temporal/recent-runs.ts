@@ -48,9 +48,10 @@ export class RecentRuns {
       for await (const run of client.workflow.list({ query, pageSize: limit })) {
         listed++;
         const memo = run.memo as Partial<RunMemo> | undefined;
-        // A run under the cap names its task in its memo (its workflow id is its slot's).
-        const taskId = memo?.task ?? run.workflowId;
-        if (this.views.owns(taskId, caller)) {
+        // A run under the cap names its task key in its memo (its workflow id is its slot's).
+        const listedRun = { workflowId: run.workflowId, runId: run.runId, memoTask: memo?.task };
+        const taskId = this.views.listedTask(listedRun, caller);
+        if (taskId) {
           runs.push({
             workflowId: taskId,
             status: run.status.name.toLowerCase(),

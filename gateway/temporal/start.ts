@@ -1,8 +1,9 @@
-// Starting a catalog tool's run: an unguessable task id that names its owner (or, with an
+// Starting a catalog tool's run: an unguessable task key that names its owner (or, with an
 // idempotency key, the run the key names: keyed-start.ts), under the running-task cap in a slot of
-// the caller's (slots.ts), and the start itself with the memo, search attributes and Web UI texts
-// (run-texts.ts) it carries. Everything a start does shares one deadline, so an unreachable
-// Temporal fails the call within the call timeout.
+// the caller's (slots.ts), and the start itself with the memo, search attributes (McpTaskId: the
+// key) and Web UI texts (run-texts.ts) it carries. The task id answered adds the slot and run the
+// start got (task-ids.ts). Everything a start does shares one deadline, so an unreachable Temporal
+// fails the call within the call timeout.
 import { createHmac } from 'node:crypto';
 // The SDK's own way to give a start its request id (marked internal): Temporal answers a start whose
 // request id matches the slot's current run with that run.
@@ -20,13 +21,19 @@ import {
   StartUnconfirmedError,
 } from './errors.ts';
 import { KeyedStarts } from './keyed-start.ts';
-import type { OwnedRun } from './run-lookup.ts';
+import { MCP_TASK_ID, MCP_TASK_STATUS, type OptionalAttributes } from './optional-attributes.ts';
 import { type Caller, MCP_PRINCIPAL, MCP_TOOL, type RunMemo } from './run-memo.ts';
 import type { RunRef } from './run-state.ts';
 import { runDetails, runSummary } from './run-texts.ts';
 import type { RunningTaskSlots } from './slots.ts';
-import { differingArguments, inSlot, keyedSlotStart, keyedTaskId, newTaskId } from './task-ids.ts';
-import { MCP_TASK_STATUS, type TaskStatusAttribute } from './task-status.ts';
+import {
+  differingArguments,
+  keyedSlotStart,
+  keyedTaskId,
+  newTaskId,
+  runTaskId,
+  slotTaskId,
+} from './task-ids.ts';
 import type { RunViews } from './view.ts';
 
 /** A run to start for a catalog tool. */
@@ -73,17 +80,20 @@ export interface StartDeps {
   /** A key of the server secret: secret arguments are kept as digests under it. */
   secretArgumentKey: Buffer;
   slots?: RunningTaskSlots;
-  /** Whether runs that publish their progress may carry McpTaskStatus. */
-  taskStatus: TaskStatusAttribute;
+  /** Whether runs may carry McpTaskId, and those that publish their progress McpTaskStatus. */
+  optionalAttributes: OptionalAttributes;
 }
 
-/** One start: the request, for whom, under which task and workflow id, with the arguments as the memo keeps them. */
+/** One start: the request, for whom, under which task key and workflow id, with the arguments as the memo keeps them. */
 interface RunToStart {
   request: StartRequest;
   caller: Caller;
-  taskId: string;
-  /** The task id, or its slot's workflow id under the cap. */
+  /** The task's key (task-ids.ts). */
+  taskKey: string;
+  /** The key, or under the cap its slot's workflow id. */
   workflowId: string;
+  /** The slot, under the cap. */
+  slot?: number;
   kept: Record<string, unknown>;
   /** Temporal's request id for the start: a keyed start's own in each slot, else a random one. */
   requestId?: string;
@@ -99,7 +109,7 @@ export class RunStarts {
   private readonly keyedStarts: KeyedStarts;
 
   constructor(private readonly deps: StartDeps) {
-    this.keyedStarts = new KeyedStarts(deps.calls, deps.views);
+    this.keyedStarts = new KeyedStarts(deps);
   }
 
   /** Starts a run; resolves once the start is durable. */
@@ -113,16 +123,16 @@ export class RunStarts {
   }
 
   /**
-   * A fresh run: under the cap in a free slot of the caller's (slots.ts), its task id naming the
-   * slot; without a cap under its task id. A keyed one (`key`) takes its body from the key and
-   * starts in each slot with the key's request id for that slot (keyedSlotStart).
+   * A fresh run: under the cap in a free slot of the caller's (slots.ts), without a cap under its
+   * task key. A keyed one (`key`) has the key's task key and starts in each slot with the key's
+   * request id for that slot (keyedSlotStart).
    */
   private async fresh(request: StartRequest, caller: Caller, key?: KeyedRun): Promise<StartedRun> {
     const { serverSecret, slots } = this.deps;
     const { principal } = caller;
     const kept = key?.kept ?? this.keptArguments(request);
-    const taskId = key?.id ?? newTaskId(serverSecret, principal, request.tool.idPrefix);
-    if (!slots) return this.confirmed({ request, caller, taskId, workflowId: taskId, kept });
+    const taskKey = key?.id ?? newTaskId(serverSecret, principal, request.tool.idPrefix);
+    if (!slots) return this.confirmed({ request, caller, taskKey, workflowId: taskKey, kept });
     const keyed = key === undefined ? undefined : keyedSlotStart(serverSecret, key.id);
     try {
       return await slots.start(
@@ -131,8 +141,9 @@ export class RunStarts {
           this.confirmed({
             request,
             caller,
-            taskId: inSlot(serverSecret, principal, taskId, slot),
+            taskKey,
             workflowId,
+            slot,
             kept,
             requestId: keyed?.requestId(slot),
           }),
@@ -141,7 +152,7 @@ export class RunStarts {
     } catch (err) {
       // Temporal did not answer while the slots were looked at (not a start of ours): nothing was started.
       const looking = isTemporalUnavailable(err) && !(err instanceof StartUnconfirmedError);
-      throw looking ? new NotStartedError(taskId, err) : err;
+      throw looking ? new NotStartedError(taskKey, err) : err;
     }
   }
 
@@ -158,11 +169,18 @@ export class RunStarts {
       if (!isTemporalUnavailable(err)) throw err;
       const { calls, views } = this.deps;
       const lookMs = Math.min(UNCONFIRMED_LOOK_MS, calls.options.callTimeoutMs);
+      // Under the cap the run id is not known: an id of the key and slot finds it while it runs.
+      const { serverSecret } = this.deps;
+      const { taskKey, slot, caller } = start;
+      const taskId = slot === undefined ? taskKey : slotTaskId(serverSecret, caller.principal, taskKey, slot);
       // Every call of the look shares its deadline.
-      const look = () => calls.sharingDeadline(lookMs, () => views.owned(start.taskId, start.caller));
+      const look = () => calls.sharingDeadline(lookMs, () => views.owned(taskId, caller));
       const found = await calls.ownDeadline(look).catch(() => undefined);
-      if (found) return { workflowId: start.taskId, run: found.run };
-      throw new StartUnconfirmedError(start.taskId, err);
+      if (found) {
+        const workflowId = runTaskId(serverSecret, taskKey, { slot, runId: found.run.runId as string });
+        return { workflowId, run: { ...found.run, taskId: workflowId } };
+      }
+      throw new StartUnconfirmedError(taskId, err);
     }
   }
 
@@ -181,14 +199,14 @@ export class RunStarts {
       () =>
         slots
           ? this.fresh(request, caller, { id: keyId, kept })
-          : this.startRun({ request, caller, taskId: keyId, workflowId: keyId, kept }, 'USE_EXISTING'),
+          : this.startRun({ request, caller, taskKey: keyId, workflowId: keyId, kept }, 'USE_EXISTING'),
       slots !== undefined,
     );
     if ('started' in run) return { workflowId: run.started.workflowId, run: run.started.run };
     // A concurrent start with this key may have won with other arguments.
     const differing = differingArguments(run.found.memo.arguments ?? {}, kept);
     if (differing.length > 0) throw new IdempotencyConflictError(key, request.tool.name, differing);
-    return { workflowId: keyOwnedId(run.found), run: run.found.run };
+    return { workflowId: run.found.run.taskId ?? run.found.run.workflowId, run: run.found.run };
   }
 
   /**
@@ -196,14 +214,14 @@ export class RunStarts {
    * but a start refused.
    */
   private async startRun(run: RunToStart, conflictPolicy?: 'USE_EXISTING'): Promise<StartedRun> {
-    const { request, caller, taskId, workflowId, kept, requestId } = run;
+    const { request, caller, taskKey, workflowId, slot, kept, requestId } = run;
     const { tool } = request;
     const createdAt = new Date();
     const publishes = tool.progressForm === 'published';
     const memo: RunMemo = {
       tool: tool.name,
       // Under a slot, the task the run is: the slot's later runs are other tasks.
-      ...(workflowId === taskId ? {} : { task: taskId }),
+      ...(slot === undefined ? {} : { task: taskKey }),
       createdAt: createdAt.toISOString(),
       arguments: kept,
       principal: caller.principal,
@@ -213,8 +231,8 @@ export class RunStarts {
       // The run's own key, there from the start: a run without it is one that never publishes.
       ...(publishes ? { [PROGRESS_MEMO]: {} } : {}),
     };
-    const { taskStatus } = this.deps;
-    const withStatus = publishes && (taskStatus.known ?? (await taskStatus.registered()));
+    const registered = await this.deps.optionalAttributes.registered();
+    const withStatus = publishes && registered.has(MCP_TASK_STATUS.name);
     let runId: string;
     try {
       const handle = await this.deps.calls.call(() =>
@@ -226,11 +244,12 @@ export class RunStarts {
           typedSearchAttributes: [
             { key: MCP_TOOL, value: tool.name },
             { key: MCP_PRINCIPAL, value: caller.principal },
+            ...(registered.has(MCP_TASK_ID.name) ? [{ key: MCP_TASK_ID, value: taskKey }] : []),
             ...(withStatus ? [{ key: MCP_TASK_STATUS, value: 'working' }] : []),
           ],
           staticSummary: runSummary(request.summary),
           staticDetails: runDetails({ ...memo, origin: caller.origin }),
-          ...idPolicies(workflowId !== taskId, conflictPolicy),
+          ...idPolicies(slot !== undefined, conflictPolicy),
           ...(requestId ? { [START_OPTIONS]: { requestId } } : {}),
         }),
       );
@@ -239,6 +258,7 @@ export class RunStarts {
       if (grpcCode(err) === GRPC.INVALID_ARGUMENT) throw new StartRefusedError(err);
       throw err;
     }
+    const taskId = runTaskId(this.deps.serverSecret, taskKey, { slot, runId });
     const started = { workflowId: taskId, run: { workflowId, runId, taskId } };
     // With USE_EXISTING the run may be an older one: its creation time is not ours to tell.
     return conflictPolicy ? started : { ...started, createdAt };
@@ -274,9 +294,4 @@ function idPolicies(slotted: boolean, conflictPolicy?: 'USE_EXISTING') {
   if (conflictPolicy)
     return { workflowIdConflictPolicy: conflictPolicy, workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const;
   return {};
-}
-
-/** The task id of a run a key found: its memo's under the cap, else its workflow id. */
-function keyOwnedId(run: OwnedRun): string {
-  return run.memo.task ?? run.run.workflowId;
 }

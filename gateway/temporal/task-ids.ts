@@ -1,49 +1,42 @@
 // Task ids: `<tool prefix>-` then a 128-bit body (random, or an idempotency key's HMAC) and a
-// 64-bit owner tag, HMAC(server secret, principal, prefix, body). Whether an id is the caller's is
-// told without asking Temporal, so another caller's task and one that never existed are refused
-// alike, at once; the prefix names the tool. Under the running-task cap an id also names the slot
-// its run holds (slots.ts): `<tool prefix>~` then body, slot (2 bytes), tag, the tag over the slot
-// too (`~` is in no prefix nor in base64url, so the two forms never read as each other). Pure.
+// 64-bit owner tag, HMAC(server secret, principal, prefix, body): the task's key, its McpTaskId, known
+// before its start. Whether an id is the caller's is told without asking Temporal, so another caller's
+// task and one that never existed are refused alike, at once; the prefix names the tool. Without the
+// running-task cap the key is the run's own workflow id. Under it a run holds a slot's workflow id,
+// reused run after run (slots.ts), so the id a start answers with adds `.` and the slot, the run id
+// and a tag over all of it: one describe finds the run for its whole retention. Slotted ids of an
+// earlier form (`<prefix>~`, no run) are still read. Pure.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BODY_BYTES = 16;
 const SLOT_BYTES = 2;
 const TAG_BYTES = 8;
+const RUN_BYTES = 16;
 /** The most slots an id can name. */
 export const MAX_SLOTS = 2 ** (8 * SLOT_BYTES);
-/** base64url lengths of body + tag, and of body + slot + tag. */
-const PLAIN_LENGTH = encodedLength(BODY_BYTES + TAG_BYTES);
-const SLOTTED_LENGTH = encodedLength(BODY_BYTES + SLOT_BYTES + TAG_BYTES);
-/** The two forms: encoded length, the separator before it, decoded length. */
+/** The run part of an id under the cap: slot, run id, tag. */
+const RUN_PART_BYTES = SLOT_BYTES + RUN_BYTES + TAG_BYTES;
+/** The key's two forms: encoded length, the separator before it, decoded length (`~`: no run part). */
 const FORMS: [number, string, number][] = [
-  [SLOTTED_LENGTH, '~', BODY_BYTES + SLOT_BYTES + TAG_BYTES],
-  [PLAIN_LENGTH, '-', BODY_BYTES + TAG_BYTES],
+  [encodedLength(BODY_BYTES + SLOT_BYTES + TAG_BYTES), '~', BODY_BYTES + SLOT_BYTES + TAG_BYTES],
+  [encodedLength(BODY_BYTES + TAG_BYTES), '-', BODY_BYTES + TAG_BYTES],
 ];
 
 function encodedLength(bytes: number): number {
   return Math.ceil((bytes * 4) / 3);
 }
 
+/** `named`: the body, or an earlier slotted form's body and slot. */
 function ownerTag(secret: Buffer, principal: string, prefix: string, named: Buffer): Buffer {
   const version = named.length === BODY_BYTES ? 'mcp-task-owner/v2' : 'mcp-task-owner/v3';
   const mac = createHmac('sha256', secret).update(JSON.stringify([version, principal, prefix]));
   return mac.update(named).digest().subarray(0, TAG_BYTES);
 }
 
-/**
- * The task id of `named` (the 16-byte body, then the slot when there is one) for `principal`, under
- * the tool's id prefix.
- */
-function ownedTaskId(secret: Buffer, principal: string, prefix: string, named: Buffer): string {
-  const bytes = Buffer.concat([named, ownerTag(secret, principal, prefix, named)]);
-  const separator = named.length === BODY_BYTES ? '-' : '~';
-  return `${prefix}${separator}${bytes.toString('base64url')}`;
-}
-
-/** The body, and the slot when there is one, as a task id names them. */
-function named(body: Buffer, slot?: number): Buffer {
-  if (body.length !== BODY_BYTES) throw new Error(`a task id body is ${BODY_BYTES} bytes`);
-  return slot === undefined ? body : Buffer.concat([body, slotBytes(slot)]);
+/** The task key of `body` (16 bytes) for `principal`, under the tool's id prefix. */
+function ownedTaskId(secret: Buffer, principal: string, prefix: string, body: Buffer): string {
+  const bytes = Buffer.concat([body, ownerTag(secret, principal, prefix, body)]);
+  return `${prefix}-${bytes.toString('base64url')}`;
 }
 
 function slotBytes(slot: number): Buffer {
@@ -53,40 +46,53 @@ function slotBytes(slot: number): Buffer {
   return bytes;
 }
 
-/** A fresh task id for `principal`: 128 random bits, and the slot its run holds under the cap. */
-export function newTaskId(secret: Buffer, principal: string, prefix: string, slot?: number): string {
-  return ownedTaskId(secret, principal, prefix, named(randomBytes(BODY_BYTES), slot));
-}
-
-/** The same task id naming another slot (a start that tries slots one after another). */
-export function inSlot(secret: Buffer, principal: string, taskId: string, slot: number): string {
-  const parsed = parse(taskId);
-  if (!parsed) throw new Error('not a task id');
-  return ownedTaskId(secret, principal, parsed.prefix, named(parsed.bytes.subarray(0, BODY_BYTES), slot));
+/** A fresh task key for `principal`: 128 random bits. */
+export function newTaskId(secret: Buffer, principal: string, prefix: string): string {
+  return ownedTaskId(secret, principal, prefix, randomBytes(BODY_BYTES));
 }
 
 interface ParsedId {
   prefix: string;
+  /** The key's decoded bytes: body, (an earlier slotted form's slot,) owner tag. */
   bytes: Buffer;
+  /** The id without its run part: the task's key (its McpTaskId). */
+  key: string;
   /** The slot it names, when it names one. */
   slot?: number;
+  /** The run it names (an id a start under the cap answered with), and that part's tag. */
+  run?: { runId: string; tag: Buffer };
 }
 
 /** A well-formed task id's parts; undefined for anything else. */
 function parse(taskId: string): ParsedId | undefined {
-  for (const [length, separator, bytes] of FORMS) {
-    const at = taskId.length - length - 1;
-    if (at <= 0 || taskId[at] !== separator) continue;
-    const encoded = taskId.slice(at + 1);
-    const decoded = Buffer.from(encoded, 'base64url');
-    // Node's decoder skips characters outside the alphabet: only the exact encoding counts.
-    if (decoded.length !== bytes || decoded.toString('base64url') !== encoded) return undefined;
-    const prefix = taskId.slice(0, at);
+  const at = taskId.length - encodedLength(RUN_PART_BYTES) - 1;
+  if (at <= 0 || taskId[at] !== '.') return parseKey(taskId);
+  const part = decoded(taskId.slice(at + 1), RUN_PART_BYTES);
+  const key = parseKey(taskId.slice(0, at));
+  if (!part || key?.slot !== undefined || !key) return undefined;
+  const runId = uuidText(part.subarray(SLOT_BYTES, SLOT_BYTES + RUN_BYTES));
+  return { ...key, slot: part.readUInt16BE(0), run: { runId, tag: part.subarray(SLOT_BYTES + RUN_BYTES) } };
+}
+
+/** A task key's parts (an id without a run part); undefined for anything else. */
+function parseKey(key: string): ParsedId | undefined {
+  for (const [length, separator, size] of FORMS) {
+    const at = key.length - length - 1;
+    if (at <= 0 || key[at] !== separator) continue;
+    const bytes = decoded(key.slice(at + 1), size);
+    if (!bytes) return undefined;
+    const prefix = key.slice(0, at);
     return separator === '~'
-      ? { prefix, bytes: decoded, slot: decoded.readUInt16BE(BODY_BYTES) }
-      : { prefix, bytes: decoded };
+      ? { prefix, bytes, key, slot: bytes.readUInt16BE(BODY_BYTES) }
+      : { prefix, bytes, key };
   }
   return undefined;
+}
+
+/** `encoded` as `size` bytes, when it is exactly their base64url (Node's decoder skips other characters). */
+function decoded(encoded: string, size: number): Buffer | undefined {
+  const bytes = Buffer.from(encoded, 'base64url');
+  return bytes.length === size && bytes.toString('base64url') === encoded ? bytes : undefined;
 }
 
 /** The id prefix of a well-formed task id (it names the tool), or undefined. */
@@ -108,10 +114,26 @@ export function slotWorkflowId(secret: Buffer, principal: string, slot: number):
   return `mcp-run-${tag}-${slot}`;
 }
 
-/** The workflow id a task runs under: its slot's when it names one, else the task id itself. */
-export function taskWorkflowId(secret: Buffer, principal: string, taskId: string): string {
-  const slot = taskSlot(taskId);
-  return slot === undefined ? taskId : slotWorkflowId(secret, principal, slot);
+/**
+ * The task id of a run visibility listed: under the cap its memo's task key with its slot and run (a
+ * run started when slotted ids had no run part answers that id), else its workflow id.
+ */
+export function listedTaskId(
+  secret: Buffer,
+  principal: string,
+  run: { workflowId: string; runId: string; memoTask: unknown },
+): string {
+  const slot = slotOf(secret, principal, run.workflowId);
+  if (slot === undefined || typeof run.memoTask !== 'string') return run.workflowId;
+  if (namesNoRun(run.memoTask)) return run.memoTask;
+  return runTaskId(secret, run.memoTask, { slot, runId: run.runId });
+}
+
+/** The slot of `principal` whose workflow id is `workflowId`, if it is one. */
+export function slotOf(secret: Buffer, principal: string, workflowId: string): number | undefined {
+  const slot = Number(/-(\d{1,5})$/.exec(workflowId)?.[1]);
+  if (!Number.isInteger(slot) || slot >= MAX_SLOTS) return undefined;
+  return slotWorkflowId(secret, principal, slot) === workflowId ? slot : undefined;
 }
 
 /** Whether `taskId` is a well-formed id this server issued to `principal` (constant time in the tag). */
@@ -120,7 +142,89 @@ export function isOwnedBy(secret: Buffer, principal: string, taskId: string): bo
   if (!parsed) return false;
   const named = parsed.bytes.subarray(0, parsed.bytes.length - TAG_BYTES);
   const tag = parsed.bytes.subarray(parsed.bytes.length - TAG_BYTES);
-  return timingSafeEqual(tag, ownerTag(secret, principal, parsed.prefix, named));
+  if (!timingSafeEqual(tag, ownerTag(secret, principal, parsed.prefix, named))) return false;
+  const { run, slot, key } = parsed;
+  return !run || timingSafeEqual(run.tag, runTag(secret, key, slot as number, run.runId));
+}
+
+/** The tag over a task key and the slot and run a start gave it: no part of an id changes alone. */
+function runTag(secret: Buffer, key: string, slot: number, runId: string): Buffer {
+  const mac = createHmac('sha256', secret).update(JSON.stringify(['mcp-task-run/v1', key, slot, runId]));
+  return mac.digest().subarray(0, TAG_BYTES);
+}
+
+/**
+ * The id a start under the cap answers with: the task's key, the slot whose workflow id the run
+ * holds and the run the start got, so the task is one describe of that run even after later tasks
+ * took the slot. Without a slot the key is its run's own workflow id, and is the id as it is.
+ */
+export function runTaskId(secret: Buffer, key: string, run: { slot?: number; runId: string }): string {
+  if (run.slot === undefined) return key;
+  const tag = runTag(secret, key, run.slot, run.runId);
+  const part = Buffer.concat([slotBytes(run.slot), uuidBytes(run.runId), tag]);
+  return `${key}.${part.toString('base64url')}`;
+}
+
+/** The task's key: its McpTaskId and its memo's `task` (the id a user quotes, up to its run part). */
+export function taskKey(taskId: string): string | undefined {
+  return parse(taskId)?.key;
+}
+
+/**
+ * The run a task id names: its workflow id (its slot's, or the id itself) and the run id a start
+ * under the cap added. For ids `isOwnedBy` accepted.
+ */
+export function taskRun(
+  secret: Buffer,
+  principal: string,
+  taskId: string,
+): { workflowId: string; runId?: string } {
+  const parsed = parse(taskId);
+  if (parsed?.slot === undefined) return { workflowId: taskId };
+  const workflowId = slotWorkflowId(secret, principal, parsed.slot);
+  return parsed.run ? { workflowId, runId: parsed.run.runId } : { workflowId };
+}
+
+/** A slotted id that names no run (`~`): its run is found only while it holds its slot. */
+export function namesNoRun(taskId: string): boolean {
+  const parsed = parse(taskId);
+  return parsed?.slot !== undefined && parsed.run === undefined;
+}
+
+/**
+ * The id of a start under the cap that Temporal did not confirm: the key and its slot, no run (the
+ * earlier slotted form, `~`), which finds the run while it holds the slot.
+ */
+export function slotTaskId(secret: Buffer, principal: string, key: string, slot: number): string {
+  const parsed = parseKey(key);
+  if (!parsed || parsed.slot !== undefined) throw new Error('not a task key');
+  const named = Buffer.concat([parsed.bytes.subarray(0, BODY_BYTES), slotBytes(slot)]);
+  const bytes = Buffer.concat([named, ownerTag(secret, principal, parsed.prefix, named)]);
+  return `${parsed.prefix}~${bytes.toString('base64url')}`;
+}
+
+/**
+ * Whether a slot's run whose memo names task `memoTask` is the task `taskId` names: its key, or for
+ * a `~` id either that id (a run started when ids had that form) or the key of the same body.
+ */
+export function isTaskOfRun(secret: Buffer, principal: string, taskId: string, memoTask: unknown): boolean {
+  const parsed = parse(taskId);
+  if (!parsed || typeof memoTask !== 'string') return false;
+  if (parsed.run || parsed.slot === undefined) return memoTask === parsed.key;
+  const body = parsed.bytes.subarray(0, BODY_BYTES);
+  return memoTask === taskId || memoTask === ownedTaskId(secret, principal, parsed.prefix, body);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function uuidBytes(runId: string): Buffer {
+  if (!UUID.test(runId)) throw new Error(`a Temporal run id is a UUID, got "${runId}"`);
+  return Buffer.from(runId.replaceAll('-', ''), 'hex');
+}
+
+function uuidText(bytes: Buffer): string {
+  const hex = bytes.toString('hex');
+  return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join('-');
 }
 
 /**
@@ -136,7 +240,7 @@ export function keyedTaskId(
   const mac = createHmac('sha256', secret).update(
     JSON.stringify(['mcp-task-id/v1', principal, tool.name, key]),
   );
-  return ownedTaskId(secret, principal, tool.idPrefix, named(mac.digest().subarray(0, 16)));
+  return ownedTaskId(secret, principal, tool.idPrefix, mac.digest().subarray(0, BODY_BYTES));
 }
 
 /**
@@ -155,16 +259,7 @@ export function keyedSlotStart(
       .digest();
   return {
     first: mac('first').readUInt32BE(0),
-    requestId: (slot) => {
-      const hex = mac(slot).toString('hex');
-      return [
-        hex.slice(0, 8),
-        hex.slice(8, 12),
-        hex.slice(12, 16),
-        hex.slice(16, 20),
-        hex.slice(20, 32),
-      ].join('-');
-    },
+    requestId: (slot) => uuidText(mac(slot).subarray(0, 16)),
   };
 }
 

@@ -14,7 +14,7 @@ import { queryFailureNote, SAFE } from './query-notes.ts';
 import { type OwnedRun, RunLookup } from './run-lookup.ts';
 import type { Caller } from './run-memo.ts';
 import type { ExecutionState, ExecutionView, ProgressAnswer, RunRef } from './run-state.ts';
-import { isOwnedBy, taskIdPrefix, taskWorkflowId } from './task-ids.ts';
+import { isOwnedBy, listedTaskId, taskIdPrefix, taskRun } from './task-ids.ts';
 import { type StuckRunPolicy, stuckRunState } from './too-large.ts';
 import { outcomeOf } from './wait.ts';
 
@@ -44,6 +44,15 @@ export class RunViews {
   owns(workflowId: string, caller: Caller, idPrefix?: string): boolean {
     if (idPrefix !== undefined && taskIdPrefix(workflowId) !== idPrefix) return false;
     return isOwnedBy(this.serverSecret, caller.principal, workflowId);
+  }
+
+  /** The task id of a run visibility listed (task-ids.ts), when it is the caller's (no Temporal call). */
+  listedTask(
+    run: { workflowId: string; runId: string; memoTask: unknown },
+    caller: Caller,
+  ): string | undefined {
+    const taskId = listedTaskId(this.serverSecret, caller.principal, run);
+    return this.owns(taskId, caller) ? taskId : undefined;
   }
 
   /**
@@ -112,11 +121,11 @@ export class RunViews {
   }
 
   /**
-   * The task's workflow, its current run: a task's own while it runs (a slot's run is never
-   * replaced while it runs); what it answers is used only once a describe has seen it running.
+   * The task's run as its id names it (without a run part, its workflow's current run: a slot's run is
+   * never replaced while it runs); what it answers is used only once a describe has seen it running.
    */
   private currentRun(taskId: string, caller: Caller): RunRef {
-    return { workflowId: taskWorkflowId(this.serverSecret, caller.principal, taskId) };
+    return taskRun(this.serverSecret, caller.principal, taskId);
   }
 
   /**

@@ -6,7 +6,7 @@ import { buildApp } from '../../gateway/app.ts';
 import { backendOptions, type GatewaySettings, loadSettings } from '../../gateway/settings/index.ts';
 import { TemporalBackend } from '../../gateway/temporal/backend.ts';
 import { createTemporalClient } from '../../gateway/temporal/client.ts';
-import { taskWorkflowId } from '../../gateway/temporal/task-ids.ts';
+import { taskRun } from '../../gateway/temporal/task-ids.ts';
 
 export interface GatewayOptions {
   temporalAddress: string;
@@ -26,11 +26,12 @@ export interface GatewayOptions {
 export const TEST_SERVER_SECRET = 'test-server-secret-0123456789abcdef0123456789';
 
 /**
- * A task's workflow handle as a test gateway started it: under the running-task cap its slot's
- * (the current run: the task's own while it runs), else the task id's.
+ * A task's run handle as a test gateway started it: under the running-task cap its slot's workflow
+ * and the run its id names, else the task id's.
  */
 export function taskHandle(client: Client, principal: string, taskId: string) {
-  return client.workflow.getHandle(taskWorkflowId(Buffer.from(TEST_SERVER_SECRET), principal, taskId));
+  const { workflowId, runId } = taskRun(Buffer.from(TEST_SERVER_SECRET), principal, taskId);
+  return client.workflow.getHandle(workflowId, runId);
 }
 
 export interface TestGateway {
