@@ -1,6 +1,6 @@
 // Resources as an attacker would try them, black box, against a compiled gateway process on real
 // Temporal with the local artifact store and a real authorization server: a reference copied into
-// another principal's result, a forged id, a FIFO, links to elsewhere and to /dev/zero in the store's
+// another principal's result or into a later run of the same slot, a forged id, a FIFO, links to elsewhere and to /dev/zero in the store's
 // folder, resources/list with a token lacking a tool's scope, and 30 concurrent reads of a 24 MiB
 // artifact with the gateway's memory sampled and /healthz asked throughout.
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { LocalArtifactStore } from '../common/local-artifact-store.ts';
-import { taskRun } from '../gateway/temporal/task-ids.ts';
+import { taskRun, taskSlot } from '../gateway/temporal/task-ids.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { artifactActivities, seededBytes } from './fixtures/activities/artifacts.ts';
 import { type GatewayProcess, startGatewayProcess } from './support/gateway-process.ts';
@@ -123,6 +123,8 @@ before(async () => {
     MCP_OAUTH_ISSUER: authServer.issuer,
     MCP_OAUTH_AUDIENCE: resource,
     MCP_OAUTH_REQUIRED_SCOPES: 'mcp:tools',
+    // Two slots: one principal's runs share a slot's workflow id soon (no test here starts runs at once).
+    MCP_MAX_RUNNING_TASKS: '2',
   });
 });
 
@@ -188,6 +190,23 @@ describe('references that are not the run own', () => {
       -32602,
       "bob cannot read alice's task either",
     );
+  });
+
+  test("a later run of alice's in the same slot returning her earlier run's reference names nothing: artifacts live under the run", async () => {
+    const earlier = await call('write_report', { bytes: 2048, seed: 13 }, as('alice'));
+    const reference = (earlier.result as { report: { id: string } }).report;
+    // Under the cap a slot's workflow id is reused run after run: a later run lands in it again.
+    let later: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 40 && !later; i++) {
+      const run = await call('reflect_json', { value: { copied: reference } }, as('alice'));
+      if (taskSlot(run.taskId) === taskSlot(earlier.taskId)) later = run;
+    }
+    assert.ok(later, 'a later run of alice in the same slot');
+    const copied = `artifact://${later.taskId}/${reference.id}`;
+    const answer = await read(copied, as('alice'));
+    assert.equal(answer.error?.code, -32602, JSON.stringify(answer).slice(0, 300));
+    assert.deepEqual(answer.error?.data, { uri: copied }, 'resource not found, as any unknown artifact');
+    assert.ok(!(await read(earlier.artifacts[0]?.uri ?? '', as('alice'))).error, 'the earlier run still serves it');
   });
 
   test('a forged id in the caller own run: forged_artifact_reference', async () => {

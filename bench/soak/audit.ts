@@ -2,12 +2,14 @@
 // through the Temporal client (a run the list shows running is described before it counts as
 // unfinished), with its McpPrincipal search attribute and the task and idempotency key its memo keeps. Each
 // accepted call must have exactly one run, closed completed or cancelled, under its own principal.
+
 import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/client';
 import protos from '@temporalio/proto';
 import { pollUntil } from '../../common/poll.ts';
 import { MCP_PRINCIPAL } from '../../gateway/temporal/run-memo.ts';
 import { MINE_CHAIN_WORKFLOW } from '../../workflows/mining/types.ts';
 import type { Finding, Job } from './job-types.ts';
+import { sameTask } from './same-task.ts';
 
 /** How long visibility gets to list every accepted call's run, closed. */
 const VISIBILITY_WAIT_MS = 10_000;
@@ -157,7 +159,7 @@ function judgeJob(audit: Audit, job: Job, runs: readonly RunRecord[]): void {
   }
   if (runs.length > 1)
     audit.duplicates.push(`${what}: ${runs.length} runs (${runs.map((r) => r.workflowId).join(', ')})`);
-  if (run.workflowId !== job.workflowId)
+  if (!sameTask(run.workflowId, job.workflowId))
     audit.findings.push({
       kind: 'wrong_answer',
       text: `${what}: answered ${job.workflowId}, its run is ${run.workflowId}`,

@@ -4,12 +4,14 @@
 // the cancel or the input answer its kind asks for, through tasks/* (a Tasks-extension client) or
 // the start/poll companions (a plain client). Every answer must name this call's own task and
 // carry its own data, or it is a finding.
+
 import { setTimeout as delay } from 'node:timers/promises';
 import { PLAIN_CLIENT, TASKS_CLIENT } from '../../test/support/mcp-http.ts';
 import { ended, readAnswer, type Seen, transient } from './answers.ts';
 import type { Answer } from './calls.ts';
 import type { Finding, Job, JobContext } from './job-types.ts';
 import { probeForeign } from './probe.ts';
+import { sameTask } from './same-task.ts';
 
 const RETRY_MS = 300;
 
@@ -52,7 +54,7 @@ async function start(job: Job, ctx: JobContext): Promise<Seen | undefined> {
     const answer = await call(job, ctx, 'tools/call', { name: 'start_mining', arguments: args });
     if (answer.result) {
       const seen = readAnswer(answer.result);
-      if (job.workflowId && seen.id !== job.workflowId)
+      if (job.workflowId && !sameTask(seen.id, job.workflowId))
         finding(
           ctx,
           'wrong_answer',
