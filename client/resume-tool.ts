@@ -1,19 +1,15 @@
 // Which tool started a task the CLI resumes in the start/poll flow, where its companions poll it.
-// Task ids are `<id prefix>-<32 base64url characters>`; a catalog tool's id prefix is its name,
+// Task ids are `<id prefix>-<32 base64url characters>`, under the gateway's running-task cap followed
+// by `.<35 more>` (the slot and run), or `<id prefix>~<35>`; a catalog tool's id prefix is its name,
 // the built-in start_mining's is `mine`, so the prefix names the tool only sometimes.
 import { startTools } from './companions.ts';
 import type { ListedTool } from './tool-list.ts';
 
-/** base64url length of a task id's body and owner tag (16 + 8 bytes). */
-const ENCODED_LENGTH = 32;
+const TASK_ID = /^(.+)(?:-[A-Za-z0-9_-]{32}(?:\.[A-Za-z0-9_-]{35})?|~[A-Za-z0-9_-]{35})$/;
 
 /** The id prefix of a well-formed task id, or undefined. */
 export function taskIdPrefix(taskId: string): string | undefined {
-  const dash = taskId.length - ENCODED_LENGTH - 1;
-  const tail = taskId.slice(dash + 1);
-  return dash > 0 && taskId[dash] === '-' && /^[A-Za-z0-9_-]+$/.test(tail)
-    ? taskId.slice(0, dash)
-    : undefined;
+  return TASK_ID.exec(taskId)?.[1];
 }
 
 /**
