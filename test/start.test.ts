@@ -642,14 +642,14 @@ describe('npm start on a first run', () => {
 
     // On a terminal the gateway's lines are for people: one per request, with colours.
     await eventually(
-      async () => (/tools\/call start_mining mine~/.test(plain()) ? true : undefined),
+      async () => (/tools\/call start_mining mine-[A-Za-z0-9_-]{32}\./.test(plain()) ? true : undefined),
       10_000,
       "the gateway's tools/call line",
       50,
     );
     assert.match(
       plain(),
-      /^gateway +\| \d\d:\d\d:\d\d\.\d{3} INFO: tools\/call start_mining mine~\S+ \u2192 (inline|task) \d+ ms$/m,
+      /^gateway +\| \d\d:\d\d:\d\d\.\d{3} INFO: tools\/call start_mining mine-[A-Za-z0-9_-]{32}\.[A-Za-z0-9_-]{35} \u2192 (inline|task) \d+ ms$/m,
     );
     assert.ok(current.output().includes(`INFO${String.fromCharCode(27)}[39m: `), 'colours on a terminal');
     assert.doesNotMatch(plain(), /^gateway +\| \{"level"/m, 'no JSON lines on a terminal');
