@@ -1,8 +1,10 @@
 // The local store: a folder (one machine, or a volume the gateway and the workers share), one
 // sub-folder per run and one file per artifact. Reads trust nothing they find there: no symbolic
-// links, regular files only, never more bytes than the size checked at open.
-import { constants, createWriteStream } from 'node:fs';
-import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+// link anywhere below the store's folder (the run's folder is opened without following one, and the
+// file through that open folder, so a folder swapped for a link meanwhile is never followed), regular
+// files only, never more bytes than the size checked at open.
+import { constants, createWriteStream, existsSync } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -20,6 +22,9 @@ import {
 
 // O_NONBLOCK: opening a FIFO must not wait for a writer; on a regular file it changes nothing.
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const FOLDER_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_DIRECTORY;
+/** Linux names an open folder by its descriptor: a file opened through it is in that folder, wherever it moved. */
+const OPEN_FOLDERS = existsSync('/proc/self/fd') ? '/proc/self/fd' : undefined;
 
 function missing(err: NodeJS.ErrnoException): undefined {
   if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
@@ -54,12 +59,7 @@ export class LocalArtifactStore implements ArtifactStore {
   }
 
   async get(key: ArtifactKey, maxBytes: number): Promise<ReadBytes> {
-    const { folder, file } = this.path(key);
-    // The run's folder must be a folder of the store's own, not a link to elsewhere.
-    const dir = await lstat(folder).catch(missing);
-    if (!dir) return undefined;
-    if (!dir.isDirectory()) throw new ArtifactUnreadableError('a run folder that is not a directory');
-    const handle = await open(file, READ_FLAGS).catch(missing);
+    const handle = await this.openArtifact(key);
     if (!handle) return undefined;
     try {
       const stats = await handle.stat();
@@ -75,6 +75,29 @@ export class LocalArtifactStore implements ArtifactStore {
       return bytes.subarray(0, filled);
     } finally {
       await handle.close();
+    }
+  }
+
+  /** The artifact's file, opened with no link followed below the store's folder; undefined when absent. */
+  private async openArtifact(key: ArtifactKey): Promise<FileHandle | undefined> {
+    const { folder, file } = this.path(key);
+    if (!OPEN_FOLDERS) {
+      // Elsewhere: the folder is checked, then the file opened (a swap in between is not ruled out).
+      const dir = await lstat(folder).catch(missing);
+      if (!dir) return undefined;
+      if (!dir.isDirectory()) throw new ArtifactUnreadableError('a run folder that is not a directory');
+      return open(file, READ_FLAGS).catch(missing);
+    }
+    const dir = await open(folder, FOLDER_FLAGS).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOTDIR' || err.code === 'ELOOP')
+        throw new ArtifactUnreadableError('a run folder that is not a directory');
+      return missing(err);
+    });
+    if (!dir) return undefined;
+    try {
+      return await open(`${OPEN_FOLDERS}/${dir.fd}/${key.id}`, READ_FLAGS).catch(missing);
+    } finally {
+      await dir.close();
     }
   }
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rename, rm, symlink } from 'node:fs/promises';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -223,6 +224,50 @@ describe('artifact store settings', () => {
         /not a directory/,
       );
       assert.equal((await store.get({ run, id: 'plainplainplainpl01' }, 1024))?.toString(), 'plain');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a run folder swapped for a link while reads go on is never followed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'test-artifact-units-'));
+    try {
+      const store = new LocalArtifactStore(dir);
+      const run = 'mine-EEEE';
+      const id = 'swappedswappedswap01';
+      mkdirSync(join(dir, run));
+      writeFileSync(join(dir, run, id), 'inside');
+      mkdirSync(join(dir, 'elsewhere'));
+      writeFileSync(join(dir, 'elsewhere', id), 'outside');
+      // The run's folder and a link to elsewhere trade places again and again while the reads run.
+      let swapping = true;
+      const swaps = (async () => {
+        let swapped = 0;
+        while (swapping) {
+          await rename(join(dir, run), join(dir, 'real'));
+          await symlink(join(dir, 'elsewhere'), join(dir, run));
+          await rm(join(dir, run));
+          await rename(join(dir, 'real'), join(dir, run));
+          swapped++;
+        }
+        return swapped;
+      })();
+      const seen = new Map<string, number>();
+      for (let i = 0; i < 3_000; i++) {
+        const got = await store.get({ run, id }, 1024).then(
+          (bytes) => bytes?.toString() ?? 'absent',
+          (err: Error) => err.message,
+        );
+        seen.set(got, (seen.get(got) ?? 0) + 1);
+      }
+      swapping = false;
+      assert.ok((await swaps) > 100, 'the folder was swapped while reading');
+      assert.equal(
+        seen.get('outside'),
+        undefined,
+        `never the bytes behind the link: ${JSON.stringify([...seen])}`,
+      );
+      assert.ok((seen.get('inside') ?? 0) > 0, `the run's own bytes were read: ${JSON.stringify([...seen])}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

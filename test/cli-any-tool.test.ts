@@ -308,7 +308,11 @@ describe('the tool of a resumed task', () => {
     assert.equal(taskIdPrefix(`mine_ledger-${body}`), 'mine_ledger');
     assert.equal(taskIdPrefix('mine-short'), undefined);
     assert.equal(taskIdPrefix(`mine-${'A'.repeat(31)}!`), undefined);
-    assert.equal(taskIdPrefix(`mine_ledger-${body}.${'B'.repeat(35)}`), 'mine_ledger', 'with its slot and run');
+    assert.equal(
+      taskIdPrefix(`mine_ledger-${body}.${'B'.repeat(35)}`),
+      'mine_ledger',
+      'with its slot and run',
+    );
     assert.equal(taskIdPrefix(`mine~${'C'.repeat(35)}`), 'mine');
     assert.equal(taskIdPrefix(`mine-${body}.${'B'.repeat(34)}`), undefined);
   });

@@ -206,7 +206,10 @@ describe('references that are not the run own', () => {
     const answer = await read(copied, as('alice'));
     assert.equal(answer.error?.code, -32602, JSON.stringify(answer).slice(0, 300));
     assert.deepEqual(answer.error?.data, { uri: copied }, 'resource not found, as any unknown artifact');
-    assert.ok(!(await read(earlier.artifacts[0]?.uri ?? '', as('alice'))).error, 'the earlier run still serves it');
+    assert.ok(
+      !(await read(earlier.artifacts[0]?.uri ?? '', as('alice'))).error,
+      'the earlier run still serves it',
+    );
   });
 
   test('a forged id in the caller own run: forged_artifact_reference', async () => {

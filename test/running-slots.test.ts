@@ -11,7 +11,13 @@ import { TemporalBackend } from '../gateway/temporal/backend.ts';
 import { RunningTaskLimitError } from '../gateway/temporal/errors.ts';
 import { KEY_WORKFLOW_TYPE } from '../gateway/temporal/keyed-start.ts';
 import { RunningTaskSlots } from '../gateway/temporal/slots.ts';
-import { keyedSlotStart, keyedTaskId, slotWorkflowId, taskKey, taskSlot } from '../gateway/temporal/task-ids.ts';
+import {
+  keyedSlotStart,
+  keyedTaskId,
+  slotWorkflowId,
+  taskKey,
+  taskSlot,
+} from '../gateway/temporal/task-ids.ts';
 import { startGateway, TEST_SERVER_SECRET } from './support/gateway-server.ts';
 import { rpc, TASKS_CLIENT } from './support/mcp-http.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
