@@ -1,9 +1,11 @@
 // The running-task cap against a real dev server: a task under the cap runs under one of its
 // principal's slot ids, so an ended task leaves nothing Running and its slot is taken again by the
-// next start; concurrent keyed starts of one run, through two gateways, answer one run and keep one
-// slot (the key's record names it; a run whose record lost is ended); a task whose slot a later task
-// holds is still found (its run among the slot's runs); a slot that cannot be looked at counts as
-// taken, and no more; the look describes a bounded number of slots at once; a keyed start whose record was never written is found again by its retry.
+// next start, as is one timed out past its tool's maximum duration; concurrent keyed starts of one
+// run, through two gateways, answer one run and keep one slot (the key's record names it; a run
+// whose record lost is ended); a task whose slot a later task holds is still found (its run among
+// the slot's runs); a slot that cannot be looked at counts as taken, and no more; the look
+// describes a bounded number of slots at once; a keyed start whose record was never written is
+// found again by its retry.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@temporalio/client';
@@ -84,6 +86,24 @@ test('a task runs under a slot id; once it ends, nothing of the cap is running a
   assert.equal(view.run.runId, first.run.runId);
   const secondView = await backend.views.of(second.workflowId, caller);
   assert.equal(secondView?.state.status, 'running');
+  await temporal.client.workflow.getHandle(second.run.workflowId).terminate('done');
+});
+
+test('a run past its maximum duration is timed out by Temporal, answered failed, and its slot is taken again', async () => {
+  const backend = backendWith(1);
+  const tool = { ...idleTool('brief'), maxDurationMs: 1_000 };
+  const caller = { principal: 'brief' };
+  const first = await backend.starts.run({ tool, input: {}, arguments: { i: 1 }, summary: 'one' }, caller);
+  // Temporal's own timeout ends it: awaited, with nobody polling the gateway.
+  await assert.rejects(
+    temporal.client.workflow.getHandle(first.run.workflowId, first.run.runId).result(),
+    /timed out/i,
+  );
+  const second = await backend.starts.run({ tool, input: {}, arguments: { i: 2 }, summary: 'two' }, caller);
+  assert.equal(second.run.workflowId, first.run.workflowId, 'the slot is taken again');
+  const view = await backend.views.of(first.workflowId, caller);
+  assert.equal(view?.state.status, 'failed');
+  assert.equal(view?.state.status === 'failed' && view.state.reason, 'timed_out');
   await temporal.client.workflow.getHandle(second.run.workflowId).terminate('done');
 });
 
