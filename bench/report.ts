@@ -2,6 +2,7 @@
 // behind each part, written to docs/benchmarks.md after every part (bench/run.ts). A part not run
 // yet is marked pending; a part that threw says so, with its error, and the rest is kept.
 import type { CompletionNoticeResult } from './completion-notice.ts';
+import { LIMITS_HEADING, type LimitsResult, limitsSection } from './limits.ts';
 import { type LoadResult, type LoadSettings, loadProblems, renderLoad } from './load-outcomes.ts';
 import { type Machine, machineLine } from './machine.ts';
 import type { OAuthSideResult } from './oauth-side-by-side.ts';
@@ -42,6 +43,7 @@ export interface BenchResults {
   load?: { options: LoadSettings; result: LoadResult };
   oauth?: OAuthSideResult;
   tracing?: TracingSideResult;
+  limits?: LimitsResult;
   /** Parts that threw, with the error: their sections say so (with what they measured before it). */
   failed?: Partial<Record<PartKey, string>>;
   /** Set once the run is over; until then the report is a partial one. */
@@ -59,7 +61,8 @@ export type PartKey =
   | 'load'
   | 'push'
   | 'oauth'
-  | 'tracing';
+  | 'tracing'
+  | 'limits';
 
 function summaryRows(r: BenchResults): Row[] {
   const rows: Row[] = [];
@@ -198,6 +201,7 @@ const PARTS: Part[] = [
   { key: 'push', heading: PUSH_HEADING, section: (r) => r.push && pushSection(r.push) },
   { key: 'oauth', heading: OAUTH_HEADING, section: (r) => r.oauth && oauthSection(r.oauth) },
   { key: 'tracing', heading: TRACING_HEADING, section: (r) => r.tracing && tracingSection(r.tracing) },
+  { key: 'limits', heading: LIMITS_HEADING, section: (r) => r.limits && limitsSection(r.limits) },
 ];
 
 const PENDING = 'Not measured yet (pending): the run had not got to this part when this file was written.';

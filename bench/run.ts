@@ -1,7 +1,9 @@
 // `npm run bench`: the miner first, then one run that starts its own Temporal dev server, workers and
 // gateway processes and measures the gateway against raw Temporal, an OAuth access token against a
 // static token, tracing off against on, the completion notice, a peer side by side, push against
-// polling and 1,000 running tasks, then the load run; prints the tables and writes docs/benchmarks.md.
+// polling and 1,000 running tasks, then the limits (a start under the cap against one without, and
+// how fast a dead Temporal is said, on a stack of their own), then the load run; prints the tables
+// and writes docs/benchmarks.md.
 //
 // The report is written again after every part (bench/part-runner.ts, bench/report-file.ts): parts
 // not run yet are marked pending; a part that throws is marked failed, with its error, and the next
@@ -13,8 +15,9 @@
 // of docs/benchmarks.md. The OAuth part alone: bench/oauth.ts.
 import { fileURLToPath } from 'node:url';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
-import { GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
+import { compiledGateway, GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
 import { measureCompletionNotice } from './completion-notice.ts';
+import { measureLimits } from './limits.ts';
 import { runLoad } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { runMinerStep } from './miner-step.ts';
@@ -49,6 +52,7 @@ const settings = {
   oauthCalls: QUICK ? 60 : 300,
   pushRounds: QUICK ? 10 : 40,
   pushSubscriptions: 200,
+  capCalls: QUICK ? 60 : 200,
 };
 const loadOptions = {
   tasks: QUICK ? 40 : 200,
@@ -102,6 +106,15 @@ if (stack) {
     await stack.stop().catch((err: unknown) => log(`stopping the stack: ${String(err)}`));
   }
 }
+
+log(`limits: a start under the cap vs without, ${settings.capCalls} calls per side; then Temporal killed`);
+await runner.run('limits', async () => {
+  results.limits = await measureLimits({
+    nodeArgs: await compiledGateway(),
+    calls: settings.capCalls,
+    warmup: settings.warmup,
+  });
+});
 
 log(`6/6 load: ${loadOptions.tasks} tasks from ${loadOptions.clients} clients (its own stack)`);
 await runner.run('load', async () => {

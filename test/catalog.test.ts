@@ -57,7 +57,10 @@ describe('a good catalog', () => {
     const [tool] = await loadCatalogFile(json([entry()]), defaults);
     assert.equal(tool?.taskQueue, 'default-queue');
     assert.equal(tool?.waitBudgetMs, 20_000);
+    assert.equal(tool?.maxDurationMs, 7 * 24 * 60 * 60 * 1000, 'a run lasts at most 7 days unless it says');
     assert.equal(tool?.progressQuery, undefined);
+    const [short] = await loadCatalogFile(json([entry({ maxDurationMs: 60_000 })]), defaults);
+    assert.equal(short?.maxDurationMs, 60_000);
   });
 
   test('generic companion names drop a start_ prefix', async () => {
@@ -162,6 +165,16 @@ describe('a bad catalog names the file, the entry and the field', () => {
       /tools\[1\] \(get_report_result\): the tool name "get_report_result" is also used by/,
     ],
     ['a negative wait budget', () => json([entry({ waitBudgetMs: -1 })]), /waitBudgetMs: must be >= 0/],
+    [
+      'a maximum duration under a second',
+      () => json([entry({ maxDurationMs: 10 })]),
+      /maxDurationMs: must be >= 1000/,
+    ],
+    [
+      'a maximum duration that is not a whole number of ms',
+      () => json([entry({ maxDurationMs: '7d' })]),
+      /maxDurationMs: must be integer/,
+    ],
     [
       'an unknown task support',
       () => json([entry({ taskSupport: 'always' })]),

@@ -1,6 +1,6 @@
 // Faults with real processes: a worker killed mid-block, the gateway killed and restarted, the
 // Temporal dev server restarted on its database, and Temporal down for a while. In each, the task a
-// client is polling survives and completes; during a Temporal outage calls fail fast and clearly,
+// client is polling survives and completes; during a Temporal outage calls fail fast (within 2 s) and clearly,
 // /readyz says 503, and both recover by themselves. Prints the times it measured.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -221,7 +221,7 @@ describe('faults', () => {
     );
   });
 
-  test('Temporal stopped: tools/call errors within 6 s and /readyz is 503; both recover by themselves', async () => {
+  test('Temporal stopped: tools/call errors within 2 s and /readyz is 503; both recover by themselves', async () => {
     const taskId = await startTask({ difficulty: difficultyFor(speed, 0.5), blocks: 12 });
     await server.stop();
     const downAt = Date.now();
@@ -238,19 +238,20 @@ describe('faults', () => {
       );
       callTimes.push(Date.now() - sent);
       assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
-      assert.match(answer.error?.message ?? '', /Temporal did not confirm the start in time/);
-      // Under the cap the start is the first call (it takes the slot): Temporal never confirmed it,
-      // and a short look did not find it, so the answer names the id a poll would find it under.
+      // Under the cap the start is the first call (it takes the slot). The first one finds Temporal
+      // refusing connections in flight: it may have reached Temporal, so the answer names the id a
+      // poll would find it under. From then on Temporal is known down: nothing is sent.
       const data = answer.error?.data as { reason: string; workflowId: string };
-      assert.deepEqual([data.reason, typeof data.workflowId], ['start_unconfirmed', 'string']);
+      const expected = i === 0 ? 'start_unconfirmed' : 'temporal_unavailable';
+      assert.deepEqual([data.reason, typeof data.workflowId], [expected, 'string']);
     }
-    // The start's deadline (4 s) and the look's (1 s).
-    assert.ok(Math.max(...callTimes) < 6_000, `tools/call took ${callTimes.join(', ')} ms`);
+    // Well under the start's deadline (4 s): a refused connection is not waited out.
+    assert.ok(Math.max(...callTimes) < 2_000, `tools/call took ${callTimes.join(', ')} ms`);
     let sent = Date.now();
     const poll = await rpc(gateway.url, 'tasks/get', { taskId }, TASKS_CLIENT, AUTH);
     const pollMs = Date.now() - sent;
     assert.equal(poll.error?.code, -32603);
-    assert.ok(pollMs < 5_000, `tasks/get took ${pollMs} ms`);
+    assert.ok(pollMs < 2_000, `tasks/get took ${pollMs} ms`);
     sent = Date.now();
     const ready = await fetch(new URL('/readyz', gateway.origin));
     const readyMs = Date.now() - sent;

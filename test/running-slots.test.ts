@@ -1,9 +1,11 @@
 // The running-task cap against a real dev server: a task under the cap runs under one of its
 // principal's slot ids, so an ended task leaves nothing Running and its slot is taken again by the
-// next start; concurrent keyed starts of one run, through two gateways, answer one run and keep one
-// slot (the key's record names it; a run whose record lost is ended); a task whose slot a later task
-// holds is still found (its run among the slot's runs); a slot that cannot be looked at counts as
-// taken, and no more; a keyed start whose record was never written is found again by its retry.
+// next start, as is one timed out past its tool's maximum duration; concurrent keyed starts of one
+// run, through two gateways, answer one run and keep one slot (the key's record names it; a run
+// whose record lost is ended); a task whose slot a later task holds is still found (its run among
+// the slot's runs); a slot that cannot be looked at counts as taken, and no more; the look
+// describes a bounded number of slots at once; a keyed start whose record was never written is
+// found again by its retry.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@temporalio/client';
@@ -93,6 +95,24 @@ test('a task runs under a slot id; once it ends, nothing of the cap is running a
   await temporal.client.workflow.getHandle(second.run.workflowId).terminate('done');
 });
 
+test('a run past its maximum duration is timed out by Temporal, answered failed, and its slot is taken again', async () => {
+  const backend = backendWith(1);
+  const tool = { ...idleTool('brief'), maxDurationMs: 1_000 };
+  const caller = { principal: 'brief' };
+  const first = await backend.starts.run({ tool, input: {}, arguments: { i: 1 }, summary: 'one' }, caller);
+  // Temporal's own timeout ends it: awaited, with nobody polling the gateway.
+  await assert.rejects(
+    temporal.client.workflow.getHandle(first.run.workflowId, first.run.runId).result(),
+    /timed out/i,
+  );
+  const second = await backend.starts.run({ tool, input: {}, arguments: { i: 2 }, summary: 'two' }, caller);
+  assert.equal(second.run.workflowId, first.run.workflowId, 'the slot is taken again');
+  const view = await backend.views.of(first.workflowId, caller);
+  assert.equal(view?.state.status, 'failed');
+  assert.equal(view?.state.status === 'failed' && view.state.reason, 'timed_out');
+  await temporal.client.workflow.getHandle(second.run.workflowId).terminate('done');
+});
+
 test('concurrent keyed starts of one run through two gateways answer one run and hold one slot', async () => {
   const token = 'keyed-token-0123456789abcdef';
   const env = { MCP_AUTH_TOKENS: `keyed:${token}`, MCP_MAX_RUNNING_TASKS: '3' };
@@ -138,18 +158,32 @@ test('concurrent keyed starts of one run through two gateways answer one run and
   }
 });
 
-test('a slot whose look fails counts as taken: the start takes a free slot, or is refused at the cap', async () => {
+/**
+ * The client seam: describes of the slots in `failing` fail (gRPC INTERNAL), the rest are real;
+ * every describe is counted, and the most in flight at once.
+ */
+function describeSeam() {
   const failing = new Set<string>();
+  const seen = { describes: 0, inFlight: 0, most: 0 };
   const real = temporal.client.workflow;
-  // The client seam: describes of the slots in `failing` fail (gRPC INTERNAL); the rest is real.
   const workflow = new Proxy(real, {
     get(target, prop) {
       if (prop === 'getHandle') {
         return (workflowId: string, runId?: string) => {
           const handle = target.getHandle(workflowId, runId);
-          if (failing.has(workflowId)) {
-            handle.describe = () => Promise.reject(Object.assign(new Error('describe failed'), { code: 13 }));
-          }
+          const describe = handle.describe.bind(handle);
+          handle.describe = async () => {
+            seen.describes++;
+            seen.most = Math.max(seen.most, ++seen.inFlight);
+            try {
+              // A failing look takes a round trip too, as a real failure does.
+              const described = await describe().catch(() => undefined);
+              if (failing.has(workflowId)) throw Object.assign(new Error('describe failed'), { code: 13 });
+              return described ?? (await describe());
+            } finally {
+              seen.inFlight--;
+            }
+          };
           return handle;
         };
       }
@@ -157,13 +191,13 @@ test('a slot whose look fails counts as taken: the start takes a free slot, or i
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  const slots = new RunningTaskSlots({ workflow } as unknown as Client, {
-    serverSecret: SECRET,
-    limit: 2,
-    calls: { call: (fn) => fn() },
-  });
-  const taskQueue = `nobody-looks-${process.pid}`;
-  const startIn = (_slot: number, workflowId: string) =>
+  return { client: { workflow } as unknown as Client, failing, seen };
+}
+
+/** Starts an idle run in the slot it is given (as start.ts does, with no worker on the queue). */
+function idleStartIn(name: string) {
+  const taskQueue = `nobody-${name}-${process.pid}`;
+  return (_slot: number, workflowId: string) =>
     temporal.client.workflow.start('idle', {
       workflowId,
       taskQueue,
@@ -171,6 +205,16 @@ test('a slot whose look fails counts as taken: the start takes a free slot, or i
       workflowIdConflictPolicy: 'FAIL',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     });
+}
+
+test('a slot whose look fails counts as taken: the start takes a free slot, or is refused at the cap', async () => {
+  const { client, failing } = describeSeam();
+  const slots = new RunningTaskSlots(client, {
+    serverSecret: SECRET,
+    limit: 2,
+    calls: { call: (fn) => fn() },
+  });
+  const startIn = idleStartIn('looks');
   const one = await slots.start('looks', startIn);
   const two = await slots.start('looks', startIn);
   await one.terminate('ended');
@@ -181,6 +225,28 @@ test('a slot whose look fails counts as taken: the start takes a free slot, or i
   await assert.rejects(slots.start('looks', startIn), RunningTaskLimitError);
   assert.equal((await temporal.client.workflow.getHandle(two.workflowId).describe()).status.name, 'RUNNING');
   for (const handle of [two, three]) await handle.terminate('done');
+});
+
+test('the look at a large cap describes 16 slots at a time and stops at the first free slot it takes', async () => {
+  const { client, failing, seen } = describeSeam();
+  const slots = new RunningTaskSlots(client, {
+    serverSecret: SECRET,
+    limit: 1_000,
+    calls: { call: (fn) => fn() },
+  });
+  const startIn = idleStartIn('sweep');
+  // Tries begin at slot 0: the six starts hold slots 0-5, the six a start tries before looking.
+  const held = [];
+  for (let i = 0; i < 6; i++) held.push(await slots.start('sweep', startIn, 0));
+  // Slots 6-40 cannot be looked at (they count as held): the first free one is 41, in the third batch.
+  for (let i = 6; i <= 40; i++) failing.add(slotWorkflowId(SECRET, 'sweep', i));
+  seen.describes = 0;
+  const next = await slots.start('sweep', startIn, 0);
+  held.push(next);
+  assert.equal(next.workflowId, slotWorkflowId(SECRET, 'sweep', 41));
+  assert.equal(seen.describes, 48, 'three batches of 16 described, not the 1,000 slots');
+  assert.equal(seen.most, 16, 'at most 16 describes at once');
+  for (const handle of held) await handle.terminate('done');
 });
 
 test('a keyed start whose gateway died before the key was recorded: a retry elsewhere answers that run, not a second', async () => {

@@ -2,19 +2,23 @@
 // retry), against real Temporal: a poll or a push answers it failed, result_too_large, and leaves the
 // run running while MCP_STUCK_RUN_GRACE_MS lasts; past the grace, counted from the WorkflowTaskFailed
 // event, a poll ends it and logs one line naming it. Two gateways with one secret, as two replicas.
+// Under the running-task cap, a start that finds the slot held by a run stuck past the grace ends it
+// and takes the slot, with nobody polling in between.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../gateway/app.ts';
 import { backendOptions, loadSettings } from '../gateway/settings/index.ts';
 import { TemporalBackend } from '../gateway/temporal/backend.ts';
+import { slotWorkflowId } from '../gateway/temporal/task-ids.ts';
 import { startGateway, TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
-import { rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
+import { rpc, rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
 import { listen } from './support/sse-listen.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 
@@ -30,9 +34,9 @@ let worker: Worker;
 let running: Promise<void>;
 /** A gateway with the default grace (15 minutes). */
 let patient: TestGateway;
-/** A gateway with GRACE_MS, and the lines it logged of runs it ended. */
-let strict: FastifyInstance;
+/** A gateway with GRACE_MS, and the lines it logged of runs it ended (with every other such gateway). */
 let strictUrl: URL;
+const apps: FastifyInstance[] = [];
 const logged: { taskId: string; message: string }[] = [];
 
 before(async () => {
@@ -49,6 +53,11 @@ before(async () => {
     MCP_CLIENT_WAIT_BUDGETS: `${TASKS_CLIENT.clientInfo.name}=0`,
   };
   patient = await startGateway({ temporalAddress: temporal.server.address, taskQueue: 'unused', env });
+  strictUrl = await strictGateway(env, {});
+});
+
+/** A gateway with GRACE_MS (and `extra` settings) whose ended runs are logged into `logged`. */
+async function strictGateway(env: Record<string, string>, extra: Record<string, string>): Promise<URL> {
   const config = await loadSettings({
     ...env,
     TEMPORAL_ADDRESS: temporal.server.address,
@@ -56,17 +65,19 @@ before(async () => {
     MCP_STUCK_RUN_GRACE_MS: String(GRACE_MS),
     // As the patient gateway (test support): the runs are looked at by their task ids.
     MCP_MAX_RUNNING_TASKS: '0',
+    ...extra,
   });
   const backend = new TemporalBackend(temporal.client, {
     ...backendOptions(config, Buffer.from(TEST_SERVER_SECRET)),
     onStuckRun: (taskId, message) => logged.push({ taskId, message }),
   });
-  strict = buildApp(config, { backend });
-  strictUrl = new URL('/mcp', await strict.listen({ host: '127.0.0.1', port: 0 }));
-});
+  const app = buildApp(config, { backend });
+  apps.push(app);
+  return new URL('/mcp', await app.listen({ host: '127.0.0.1', port: 0 }));
+}
 
 after(async () => {
-  await strict?.close();
+  for (const app of apps) await app.close();
   await patient?.close();
   worker?.shutdown();
   await running;
@@ -75,11 +86,14 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function startStuckRun(url: URL): Promise<string> {
-  const created = await rpcResult(url, 'tools/call', {
-    name: 'inline_blob',
-    arguments: { bytes: OVER_4_MIB },
-  });
+async function startStuckRun(url: URL, headers?: Record<string, string>): Promise<string> {
+  const created = await rpcResult(
+    url,
+    'tools/call',
+    { name: 'inline_blob', arguments: { bytes: OVER_4_MIB } },
+    TASKS_CLIENT,
+    headers,
+  );
   return String(created.taskId);
 }
 
@@ -155,4 +169,52 @@ test('past the grace, counted from the WorkflowTaskFailed event, a poll ends it,
   const lines = logged.filter((line) => line.taskId === taskId);
   assert.equal(lines.length, 1, JSON.stringify(logged));
   assert.match(lines[0]?.message ?? '', new RegExp(`terminated run ${taskId}: .*size cause`));
+});
+
+test('under a cap of 1, a start past the grace ends the run stuck in the slot and takes it, with no poll between', async () => {
+  const token = 'capped-token-0123456789abcdef';
+  const headers = { authorization: `Bearer ${token}` };
+  const url = await strictGateway(
+    {
+      MCP_TOOLS_FILE: CATALOG,
+      MCP_ARTIFACT_DIR: dir,
+      MCP_CLIENT_WAIT_BUDGETS: `${TASKS_CLIENT.clientInfo.name}=0`,
+    },
+    { MCP_MAX_RUNNING_TASKS: '1', MCP_AUTH_TOKENS: `capped:${token}` },
+  );
+  const stuckId = await startStuckRun(url, headers);
+  const slot = temporal.client.workflow.getHandle(
+    slotWorkflowId(Buffer.from(TEST_SERVER_SECRET), 'capped', 0),
+  );
+  // Read from Temporal, not through the gateway: no poll may end the run.
+  const failing = await eventually(
+    async () => {
+      const described = await slot.describe();
+      return (described.raw.pendingWorkflowTask?.attempt ?? 0) >= 2 ? described : undefined;
+    },
+    30_000,
+    'the run in the slot to be failing',
+  );
+  const history = await slot.fetchHistory();
+  const at = history.events?.find((event) => event.workflowTaskFailedEventAttributes)?.eventTime;
+  const failedAt = Number(at?.seconds) * 1000 + Math.floor((at?.nanos ?? 0) / 1e6);
+  // The grace is a span of time: only its passing is waited for.
+  await delay(Math.max(0, failedAt + GRACE_MS - Date.now()) + 50);
+  const next = await rpc(
+    url,
+    'tools/call',
+    { name: 'inline_blob', arguments: { bytes: 10 } },
+    TASKS_CLIENT,
+    headers,
+  );
+  assert.ok(next.result, `the start was refused: ${JSON.stringify(next.error)}`);
+  const ended = await temporal.client.workflow.getHandle(failing.workflowId, failing.runId).describe();
+  assert.equal(ended.status.name, 'TERMINATED');
+  const lines = logged.filter((line) => line.taskId === failing.workflowId);
+  assert.equal(lines.length, 1, JSON.stringify(logged));
+  assert.match(lines[0]?.message ?? '', /terminated run .*size cause/);
+  // The answer a poll gives the stuck task is the same as before.
+  const task = await rpcResult(url, 'tasks/get', { taskId: stuckId }, TASKS_CLIENT, headers);
+  assert.equal(task.status, 'failed', JSON.stringify(task).slice(0, 300));
+  assert.equal((task.error as { data: { reason: string } }).data.reason, 'result_too_large');
 });

@@ -21,6 +21,8 @@ import {
   CatalogError,
   type CatalogTool,
   catalogTool,
+  MAX_MAX_DURATION_MS,
+  MIN_MAX_DURATION_MS,
   SCOPE_TOKEN,
   type ToolHooks,
 } from './catalog.ts';
@@ -52,6 +54,7 @@ const CATALOG_FILE_SCHEMA: JsonSchema = {
           outputSchema: { type: 'object' },
           annotations: { type: 'object' },
           waitBudgetMs: { type: 'integer', minimum: 0, maximum: 600_000 },
+          maxDurationMs: { type: 'integer', minimum: MIN_MAX_DURATION_MS, maximum: MAX_MAX_DURATION_MS },
           idempotencyKeyArgument: nonEmpty,
           progressQuery: nonEmpty,
           progressForm: { enum: ['published', 'query'] },

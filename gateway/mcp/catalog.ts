@@ -13,13 +13,7 @@ import { taskIdPrefix } from '../temporal/task-ids.ts';
 import type { ProgressSource } from '../temporal/view.ts';
 import { genericPresentation } from './presentation.ts';
 import type { Presentation } from './presentation-hooks.ts';
-import {
-  compileSchema,
-  HEADER_TOKEN,
-  headerDeclarations,
-  type JsonSchema,
-  type ParamHeader,
-} from './schemas.ts';
+import { compileSchema, type JsonSchema, mirroredHeaders, type ParamHeader } from './schemas.ts';
 import type { Companions } from './start-poll.ts';
 
 export interface CatalogTool {
@@ -35,6 +29,8 @@ export interface CatalogTool {
   annotations?: ToolAnnotations;
   /** Longest a call waits before answering with a handle. */
   waitBudgetMs: number;
+  /** Longest one of its runs may last (Temporal's execution timeout): then it is timed out, freeing its slot. */
+  maxDurationMs: number;
   idempotencyKeyArgument?: string;
   progressQuery?: string;
   /**
@@ -86,6 +82,10 @@ export interface CatalogDefaults {
   taskQueue: string;
   waitBudgetMs: number;
 }
+
+/** `maxDurationMs` when an entry names none (far above any tool meant for a call, and finite), and its range. */
+const DEFAULT_MAX_DURATION_MS = 7 * 86_400_000;
+export const [MIN_MAX_DURATION_MS, MAX_MAX_DURATION_MS] = [1_000, 365 * 86_400_000];
 
 /** An OAuth scope token (RFC 6749 §3.3): visible ASCII but space, `"` and `\`. */
 export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
@@ -184,6 +184,7 @@ export function catalogTool(
     ...(raw.outputSchema ? { outputSchema: raw.outputSchema } : {}),
     ...(raw.annotations ? { annotations: raw.annotations } : {}),
     waitBudgetMs: raw.waitBudgetMs ?? defaults.waitBudgetMs,
+    maxDurationMs: raw.maxDurationMs ?? DEFAULT_MAX_DURATION_MS,
     ...(key ? { idempotencyKeyArgument: key } : {}),
     ...(raw.progressQuery ? { progressQuery: raw.progressQuery } : {}),
     progressForm: raw.progressForm ?? 'query',
@@ -204,30 +205,6 @@ export function catalogTool(
     ...(secrets.length > 0 ? { secretArguments: secrets } : {}),
     validateArguments,
   };
-}
-
-const HEADER_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
-
-/**
- * `x-mcp-header` declarations (SEP-2243): each on a property reached through `properties`, of a
- * primitive type, named by an HTTP token, no two alike (header names ignore case). Returns them, for
- * the HTTP layer to check requests against.
- */
-function mirroredHeaders(schema: JsonSchema, fail: (field: string, reason: string) => never): ParamHeader[] {
-  const seen = new Map<string, string>();
-  const declared = headerDeclarations(schema);
-  for (const { path, name, type } of declared) {
-    const where = `inputSchema.properties.${path.join('.properties.')}`;
-    if (path.length === 0) fail('inputSchema', 'x-mcp-header belongs on a property, not the schema');
-    if (typeof name !== 'string' || !HEADER_TOKEN.test(name))
-      fail(where, 'x-mcp-header must be an HTTP header token (letters, digits, - and the like)');
-    if (typeof type !== 'string' || !HEADER_TYPES.has(type))
-      fail(where, 'x-mcp-header needs a property of type string, number, integer or boolean');
-    const other = seen.get(String(name).toLowerCase());
-    if (other) fail(where, `x-mcp-header "${name}" is also declared by ${other}`);
-    seen.set(String(name).toLowerCase(), where);
-  }
-  return declared as ParamHeader[];
 }
 
 /** Every MCP tool name the catalog serves (tools and companions) must be unique. */

@@ -13,6 +13,7 @@ import {
   RunningTaskLimitError,
   StartRefusedError,
   StartUnconfirmedError,
+  TemporalUnreachableError,
 } from '../temporal/errors.ts';
 import { namesNoRun } from '../temporal/task-ids.ts';
 
@@ -240,18 +241,11 @@ export function toProtocolError(err: unknown): ProtocolError {
       err,
     );
   }
-  if (err instanceof NotStartedError) {
-    return withCause(
-      new ProtocolError(
-        INTERNAL_ERROR,
-        `Temporal is unreachable or did not answer in time, before the run "${err.workflowId}" was started: ` +
-          'nothing was started, so calling again is safe; try again shortly',
-        { reason: 'temporal_unavailable', started: false, workflowId: err.workflowId },
-      ),
-      err,
-    );
-  }
+  if (err instanceof NotStartedError) return notStarted(err.workflowId, err);
   if (err instanceof StartUnconfirmedError) {
+    // Refused before it was sent, Temporal being known down: it cannot exist.
+    const cause = err.cause;
+    if (cause instanceof TemporalUnreachableError && !cause.sent) return notStarted(err.workflowId, err);
     return withCause(
       new ProtocolError(
         INTERNAL_ERROR,
@@ -273,6 +267,19 @@ export function toProtocolError(err: unknown): ProtocolError {
   }
   // The message of an unforeseen error may say anything (addresses, internals): it goes to the log.
   return withCause(new ProtocolError(INTERNAL_ERROR, 'Internal error', { reason: 'internal' }), err);
+}
+
+/** Temporal did not take the start of `workflowId`: nothing started, so calling again is safe. */
+function notStarted(workflowId: string, err: unknown): ProtocolError {
+  return withCause(
+    new ProtocolError(
+      INTERNAL_ERROR,
+      `Temporal is unreachable or did not answer in time, before the run "${workflowId}" was started: ` +
+        'nothing was started, so calling again is safe; try again shortly',
+      { reason: 'temporal_unavailable', started: false, workflowId },
+    ),
+    err,
+  );
 }
 
 /**

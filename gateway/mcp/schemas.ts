@@ -55,7 +55,7 @@ export function describeSchemaError(error: ErrorObject): string {
 }
 
 /** RFC 9110 token: what a header name (and so an `x-mcp-header` value) may be made of. */
-export const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** One argument an inputSchema mirrors into a header. */
 export interface ParamHeader {
@@ -81,4 +81,31 @@ export function headerDeclarations(schema: JsonSchema): { path: string[]; name: 
   };
   visit(schema, []);
   return found;
+}
+
+const HEADER_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
+
+/**
+ * `x-mcp-header` declarations (SEP-2243): each on a property reached through `properties`, of a
+ * primitive type, named by an HTTP token, no two alike (header names ignore case). Returns them, for
+ * the HTTP layer to check requests against.
+ */
+export function mirroredHeaders(
+  schema: JsonSchema,
+  fail: (field: string, reason: string) => never,
+): ParamHeader[] {
+  const seen = new Map<string, string>();
+  const declared = headerDeclarations(schema);
+  for (const { path, name, type } of declared) {
+    const where = `inputSchema.properties.${path.join('.properties.')}`;
+    if (path.length === 0) fail('inputSchema', 'x-mcp-header belongs on a property, not the schema');
+    if (typeof name !== 'string' || !HEADER_TOKEN.test(name))
+      fail(where, 'x-mcp-header must be an HTTP header token (letters, digits, - and the like)');
+    if (typeof type !== 'string' || !HEADER_TYPES.has(type))
+      fail(where, 'x-mcp-header needs a property of type string, number, integer or boolean');
+    const other = seen.get(String(name).toLowerCase());
+    if (other) fail(where, `x-mcp-header "${name}" is also declared by ${other}`);
+    seen.set(String(name).toLowerCase(), where);
+  }
+  return declared as ParamHeader[];
 }

@@ -10,6 +10,7 @@ import { RecentRuns } from './recent-runs.ts';
 import { RunningTaskSlots } from './slots.ts';
 import { RunStarts } from './start.ts';
 import { isOwnedBy } from './task-ids.ts';
+import { endIfStuck, type StuckRunPolicy } from './too-large.ts';
 import { RunViews } from './view.ts';
 import { RunWaits } from './wait.ts';
 
@@ -41,6 +42,10 @@ export class TemporalBackend {
     private readonly options: BackendOptions,
   ) {
     this.calls = new TemporalCalls(client, options);
+    const stuckRuns: StuckRunPolicy = {
+      graceMs: options.stuckRunGraceMs ?? Number.POSITIVE_INFINITY,
+      ...(options.onStuckRun ? { log: options.onStuckRun } : {}),
+    };
     const limit = options.maxRunningTasks ?? 0;
     const slots =
       limit > 0
@@ -48,13 +53,11 @@ export class TemporalBackend {
             serverSecret: options.serverSecret,
             limit,
             calls: this.calls,
+            reclaim: (run) => endIfStuck(this.calls, run, stuckRuns),
           })
         : undefined;
     if (slots) this.slots = slots;
-    this.views = new RunViews(this.calls, options.serverSecret, {
-      graceMs: options.stuckRunGraceMs ?? Number.POSITIVE_INFINITY,
-      ...(options.onStuckRun ? { log: options.onStuckRun } : {}),
-    });
+    this.views = new RunViews(this.calls, options.serverSecret, stuckRuns);
     this.optionalAttributes = new OptionalAttributes(this.calls);
     this.waits = new RunWaits(client);
     this.starts = new RunStarts({

@@ -8,7 +8,8 @@ import type { EncryptionCodec } from '../../common/payload-codec.ts';
 import type { TemporalEnv } from '../../common/temporal-env.ts';
 import { type TemporalOperation, temporalSeconds } from '../shared/metrics.ts';
 import { tracing } from '../shared/tracing.ts';
-import { TemporalDeadlineError } from './errors.ts';
+import { isTemporalUnavailable, TemporalDeadlineError, TemporalUnreachableError } from './errors.ts';
+import { Reachability } from './reachability.ts';
 
 /**
  * Runs one Temporal call and records its latency under `operation`, with outcome `ok`, `error`, or
@@ -75,8 +76,15 @@ export function createTemporalClient(
   });
 }
 
-/** Runs `run` until `deadline` (epoch ms); past it, rejects with TemporalDeadlineError and aborts it. */
-function withHardDeadline<T>(deadline: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * Runs `run` until `deadline` (epoch ms); past it, rejects with TemporalDeadlineError and aborts it.
+ * Sooner when `reachability` finds Temporal refusing connections while it runs.
+ */
+function withHardDeadline<T>(
+  deadline: number,
+  run: (signal: AbortSignal) => Promise<T>,
+  reachability: Reachability,
+): Promise<T> {
   const remaining = Math.max(0, deadline - Date.now());
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -89,7 +97,8 @@ function withHardDeadline<T>(deadline: number, run: (signal: AbortSignal) => Pro
   });
   const call = run(abort.signal);
   call.catch(() => {}); // its failure after the bound is the abort above: nobody to tell
-  return Promise.race([call, late]).finally(() => clearTimeout(timer));
+  const watched = reachability.watch(call, (reason) => abort.abort(reason));
+  return Promise.race([watched, late]).finally(() => clearTimeout(timer));
 }
 
 export interface CallOptions {
@@ -100,24 +109,47 @@ export interface CallOptions {
   queryTimeoutMs: number;
 }
 
-/** The client with the deadline every call runs under. */
+/**
+ * The client with the deadline every call runs under, and what it knows of Temporal being down
+ * (reachability.ts): fed by every call, the readiness pings among them, so a call to a Temporal
+ * known down answers at once, and one to a slow Temporal still gets the whole deadline.
+ */
 export class TemporalCalls {
   /** A deadline shared by several calls (a start's checks and the start itself). */
   private readonly sharedDeadline = new AsyncLocalStorage<number>();
+  private readonly reachability: Reachability;
 
   constructor(
     readonly client: Client,
     readonly options: CallOptions,
-  ) {}
+  ) {
+    const { address } = (client.connection as { options?: { address?: unknown } } | undefined)?.options ?? {};
+    this.reachability = new Reachability(typeof address === 'string' ? address : undefined);
+  }
 
-  /** Runs `fn` under the call deadline (or the shared one, when it is sooner). */
-  call<T>(fn: () => Promise<T>, timeoutMs = this.options.callTimeoutMs): Promise<T> {
+  /**
+   * Runs `fn` under the call deadline (or the shared one, when it is sooner); refused with
+   * TemporalUnreachableError while Temporal is known down.
+   */
+  async call<T>(fn: () => Promise<T>, timeoutMs = this.options.callTimeoutMs): Promise<T> {
+    await this.reachability.before();
     const own = Date.now() + timeoutMs;
     const shared = this.sharedDeadline.getStore();
     const deadline = shared === undefined ? own : Math.min(own, shared);
-    return withHardDeadline(deadline, (signal) =>
-      this.client.withAbortSignal(signal, () => this.client.withDeadline(deadline, fn)),
-    );
+    try {
+      const value = await withHardDeadline(
+        deadline,
+        (signal) => this.client.withAbortSignal(signal, () => this.client.withDeadline(deadline, fn)),
+        this.reachability,
+      );
+      this.reachability.succeeded();
+      return value;
+    } catch (err) {
+      // Any answer of Temporal's (not found, say) is one from a Temporal that is up.
+      if (!isTemporalUnavailable(err)) this.reachability.succeeded();
+      else if (!(err instanceof TemporalUnreachableError)) this.reachability.failed();
+      throw err;
+    }
   }
 
   /** Runs `fn` with every call inside it sharing one deadline, `timeoutMs` from now. */

@@ -24,6 +24,21 @@ export class TemporalDeadlineError extends Error {
   }
 }
 
+/**
+ * Temporal is known down: its address refuses connections. `sent`: false when the call was refused
+ * before it was sent (nothing reached Temporal), true when it was given up on in flight.
+ */
+export class TemporalUnreachableError extends Error {
+  readonly code = GRPC.UNAVAILABLE;
+  constructor(
+    address: string | undefined,
+    readonly sent: boolean,
+  ) {
+    super(`Temporal is unreachable: ${address ?? 'its address'} refuses connections`);
+    this.name = 'TemporalUnreachableError';
+  }
+}
+
 /** A resources/list cursor the visibility store does not take (not one it gave). */
 export class InvalidCursorError extends Error {
   constructor() {
@@ -97,6 +112,7 @@ export function grpcCode(err: unknown): number | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 20; e = (e as { cause?: unknown }).cause, depth++) {
     if (isGrpcServiceError(e)) return e.code;
     if (e instanceof TemporalDeadlineError) return GRPC.DEADLINE_EXCEEDED;
+    if (e instanceof TemporalUnreachableError) return GRPC.UNAVAILABLE;
   }
   return undefined;
 }

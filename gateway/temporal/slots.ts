@@ -2,8 +2,10 @@
 // workflow id (`mcp-run-<principal tag>-<i>`: task-ids.ts), and a task under the cap runs under one.
 // Temporal never runs two executions of one id at once, so two starts (two requests, two gateway
 // replicas) can never take one slot, and no more than N of a principal's runs are running. A run
-// that ends frees its slot by ending: nothing else is started, kept or ended for the cap, and a
-// start under it is one start when its first slot is free. Task ids name their slot (task-ids.ts).
+// that ends frees its slot by ending: nothing else is started or kept for the cap, and a start under
+// it is one start when its first slot is free. A run that no longer works does not hold its slot:
+// the look at held slots ends one stuck past the grace (too-large.ts), and Temporal times out one past
+// its tool's maximum duration (start.ts). Task ids name their slot (task-ids.ts).
 import { randomInt } from 'node:crypto';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { isRunNotFound, isTemporalUnavailable, RunningTaskLimitError } from './errors.ts';
@@ -13,6 +15,8 @@ import { slotWorkflowId } from './task-ids.ts';
 const QUICK_TRIES = 6;
 /** After a full look found nothing free, further starts of that principal are refused this long. */
 const FULL_FOR_MS = 1_000;
+/** Slots described at once when looking for free ones (a cap may be 65,536 slots). */
+const LOOK_BATCH = 16;
 
 interface SlotsOptions {
   serverSecret: Buffer;
@@ -20,6 +24,11 @@ interface SlotsOptions {
   limit: number;
   /** Runs every call under the client's deadline (client.ts). */
   calls: { call<T>(fn: () => Promise<T>): Promise<T> };
+  /**
+   * Ends the run holding a slot if it no longer works (stuck past the grace); true when it has
+   * ended, so the slot is free. Asked only of runs whose workflow task keeps failing.
+   */
+  reclaim?: (run: { workflowId: string; runId: string }) => Promise<boolean>;
   now?: () => number;
 }
 
@@ -39,7 +48,8 @@ export class RunningTaskSlots {
 
   /**
    * Starts a run of `principal` in a free slot, or throws RunningTaskLimitError: a few slots at
-   * random, then (when those are held) every slot is looked at and the free ones tried. One start
+   * random, then (when those are held) the slots are looked at, LOOK_BATCH at a time, and the free
+   * ones tried, until one is taken. One start
    * per principal at a time on this replica: a burst queues here instead of racing for the same
    * slots on Temporal, and once the principal is found full the rest of it is refused without a
    * call. Replicas race on Temporal, which lets one win each slot. `first`: where the tries begin
@@ -68,14 +78,21 @@ export class RunningTaskSlots {
       const started = await this.attempt(principal, (first + i) % limit, startIn);
       if (started) return started.run;
     }
-    const { free, failures } = await this.freeSlots(principal);
-    for (const slot of free) {
-      const started = await this.attempt(principal, slot, startIn);
-      if (started) return started.run;
-    }
     // A slot that could not be looked at counts as held; Temporal not answering is no refusal.
-    const unavailable = failures.find(isTemporalUnavailable);
-    if (unavailable) throw unavailable;
+    const failures: unknown[] = [];
+    for (let from = 0; from < limit; from += LOOK_BATCH) {
+      const batch = Array.from(
+        { length: Math.min(LOOK_BATCH, limit - from) },
+        (_, i) => (first + from + i) % limit,
+      );
+      const free = await this.freeSlots(principal, batch, failures);
+      for (const slot of free) {
+        const started = await this.attempt(principal, slot, startIn);
+        if (started) return started.run;
+      }
+      const unavailable = failures.find(isTemporalUnavailable);
+      if (unavailable) throw unavailable;
+    }
     if (this.fullUntil.size > 10_000) this.fullUntil.clear();
     if (failures.length === 0) this.fullUntil.set(principal, now + FULL_FOR_MS);
     throw new RunningTaskLimitError(principal, limit, limit);
@@ -99,15 +116,20 @@ export class RunningTaskSlots {
     }
   }
 
-  /** The slots with no running run now (one describe each), and why those not looked at were not. */
-  private async freeSlots(principal: string): Promise<{ free: number[]; failures: unknown[] }> {
-    const failures: unknown[] = [];
+  /**
+   * Of `slots`, those with no working run now (one describe each, all at once): no run, a closed
+   * one, or one `reclaim` ended. Why a slot could not be looked at goes to `failures`.
+   */
+  private async freeSlots(principal: string, slots: number[], failures: unknown[]): Promise<number[]> {
     const looks = await Promise.all(
-      Array.from({ length: this.options.limit }, async (_, slot) => {
+      slots.map(async (slot) => {
         const handle = this.client.workflow.getHandle(this.workflowId(principal, slot));
         try {
-          const { status } = await this.options.calls.call(() => handle.describe());
-          return status.name === 'RUNNING' ? undefined : slot;
+          const { status, workflowId, runId, raw } = await this.options.calls.call(() => handle.describe());
+          if (status.name !== 'RUNNING') return slot;
+          // A workflow task failing again and again may be a run that can never complete.
+          const failing = (raw.pendingWorkflowTask?.attempt ?? 0) >= 2;
+          return failing && (await this.options.reclaim?.({ workflowId, runId })) ? slot : undefined;
         } catch (err) {
           if (isRunNotFound(err)) return slot;
           failures.push(err);
@@ -115,6 +137,6 @@ export class RunningTaskSlots {
         }
       }),
     );
-    return { free: looks.filter((slot): slot is number => slot !== undefined), failures };
+    return looks.filter((slot): slot is number => slot !== undefined);
   }
 }

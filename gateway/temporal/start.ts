@@ -45,6 +45,8 @@ export interface StartRequest {
     taskQueue: string;
     /** `published`: the run publishes its progress (its memo is seeded, it carries McpTaskStatus). */
     progressForm?: 'published' | 'query';
+    /** Temporal's execution timeout of the run: no run holds its slot of the cap for ever. */
+    maxDurationMs?: number;
   };
   /** The workflow's single argument. */
   input: unknown;
@@ -250,6 +252,7 @@ export class RunStarts {
           staticSummary: runSummary(request.summary),
           staticDetails: runDetails({ ...memo, origin: caller.origin }),
           ...idPolicies(slot !== undefined, conflictPolicy),
+          ...(tool.maxDurationMs ? { workflowExecutionTimeout: tool.maxDurationMs } : {}),
           ...(requestId ? { [START_OPTIONS]: { requestId } } : {}),
         }),
       );

@@ -2,7 +2,8 @@
 // Temporal takes) goes nowhere until a worker changes: a view answers it failed, result_too_large,
 // and leaves the run alone, so a fixed worker may still recover it. Ending it is a policy: once it
 // has been stuck past the grace, counted from its WorkflowTaskFailed event (Temporal's own time, so
-// every replica agrees), a view ends it, so every wait and watch on it ends too.
+// every replica agrees), a view ends it, so every wait and watch on it ends too; so does a start that
+// finds its slot of the running-task cap held by it (slots.ts), so it frees its slot with nobody polling.
 import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile } from './errors.ts';
 import {
@@ -44,6 +45,17 @@ export async function stuckRunState(
 }
 
 /**
+ * Ends the run if it has been stuck on a size cause past the grace (terminated and logged, as a view
+ * does); true when it has ended, by this call or before it.
+ */
+export async function endIfStuck(calls: TemporalCalls, run: Run, policy: StuckRunPolicy): Promise<boolean> {
+  const failedAt = await stuckOnSizeSince(calls, run);
+  if (failedAt === undefined) return false;
+  const stuckMs = Date.now() - failedAt;
+  return stuckMs >= policy.graceMs && end(calls, run, stuckMs, policy);
+}
+
+/**
  * When the run's workflow task started failing for a size cause (epoch ms), if it still is: the
  * latest workflow task outcome in its history is a failure with such a cause. Retries of a failing
  * task add no event, so that event's time is when the failing began.
@@ -71,10 +83,16 @@ async function stuckOnSizeSince(calls: TemporalCalls, run: Run): Promise<number 
 }
 
 /**
- * Terminates the run, and logs it. A failure to end it does not change the answer (the next view
- * past the grace tries again); one another view or replica ended first is not logged twice.
+ * Terminates the run, and logs it; true when it has ended. A failure to end it does not change the
+ * answer (the next view past the grace tries again); one another view or replica ended first is not
+ * logged twice.
  */
-async function end(calls: TemporalCalls, run: Run, stuckMs: number, policy: StuckRunPolicy): Promise<void> {
+async function end(
+  calls: TemporalCalls,
+  run: Run,
+  stuckMs: number,
+  policy: StuckRunPolicy,
+): Promise<boolean> {
   const handle = calls.client.workflow.getHandle(run.workflowId, run.runId);
   const why =
     `its workflow task has failed for a size cause (result, activity input or memo larger than Temporal ` +
@@ -82,14 +100,15 @@ async function end(calls: TemporalCalls, run: Run, stuckMs: number, policy: Stuc
   try {
     await calls.call(() => handle.terminate(TOO_LARGE_TERMINATION));
   } catch (err) {
-    if (isClosedMeanwhile(err)) return;
+    if (isClosedMeanwhile(err)) return true;
     policy.log?.(
       run.workflowId,
       `gateway: could not terminate run ${run.workflowId}, ${why}: ${errorText(err)}`,
     );
-    return;
+    return false;
   }
   policy.log?.(run.workflowId, `gateway: terminated run ${run.workflowId}: ${why}`);
+  return true;
 }
 
 function errorText(err: unknown): string {
