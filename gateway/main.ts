@@ -51,6 +51,11 @@ app.log.info(
   `gateway: tools from ${config.toolsFile ?? 'the built-in catalog'}: ${config.tools.map((t) => t.name).join(', ')}`,
 );
 for (const line of budgetWarnings(config)) app.log.warn(`gateway: ${line}`);
+if (config.plaintextSecrets)
+  app.log.warn(
+    `gateway: MCP_ALLOW_PLAINTEXT_SECRETS=true: the secret arguments of ${config.plaintextSecrets.join('; ')} ` +
+      'reach Temporal history in clear (no payload codec: set MCP_CODEC_KEYS to encrypt them)',
+  );
 // Said once, when Temporal can tell (an unreachable Temporal is the readiness check's to report).
 void backend.optionalAttributes.look().then((registered) => {
   for (const line of registered ? missingAttributeMessages(registered, config.temporal.namespace) : [])

@@ -264,7 +264,9 @@ describe('secret arguments', () => {
     const worker = await Worker.create({ connection, taskQueue: queue, workflowsPath: ECHO_WORKFLOWS });
     const running = worker.run();
     try {
-      const gateway = await stack.extraGateway({ env: { MCP_TOOLS_FILE: catalog } });
+      const gateway = await stack.extraGateway({
+        env: { MCP_TOOLS_FILE: catalog, MCP_ALLOW_PLAINTEXT_SECRETS: 'true' },
+      });
       const secret = 'sk-live-7f3a9c1e5b2d8f4a6c0e';
       const call = (apiKey: string) =>
         rpc(

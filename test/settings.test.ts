@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -364,6 +364,35 @@ describe('loadSettings', () => {
     assert.ok(settings.codec);
     assert.equal(settings.toolsFile, undefined);
     assert.equal(settings.firstStartTokenFile, undefined);
+  });
+
+  test('a secret (writeOnly) argument without a payload codec stops the gateway, naming the tool and the two ways out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'settings-secrets-'));
+    try {
+      const file = join(dir, 'tools.json');
+      const schema = {
+        type: 'object',
+        properties: { text: { type: 'string' }, api_key: { type: 'string', writeOnly: true } },
+      };
+      writeFileSync(
+        file,
+        JSON.stringify({
+          tools: [{ name: 'echo_secret', description: 'Echoes.', workflow: 'echo', inputSchema: schema }],
+        }),
+      );
+      await assert.rejects(loadSettings({ MCP_TOOLS_FILE: file }), (err: Error) => {
+        assert.match(err.message, /echo_secret \(api_key\)/);
+        assert.match(err.message, /MCP_CODEC_KEYS/);
+        assert.match(err.message, /MCP_ALLOW_PLAINTEXT_SECRETS=true/);
+        return true;
+      });
+      const allowed = await loadSettings({ MCP_TOOLS_FILE: file, MCP_ALLOW_PLAINTEXT_SECRETS: 'true' });
+      assert.deepEqual(allowed.plaintextSecrets, ['echo_secret (api_key)'], 'said in the start log');
+      const encrypted = await loadSettings({ MCP_TOOLS_FILE: file, MCP_CODEC_KEYS: `k1=${KEY}` });
+      assert.equal(encrypted.plaintextSecrets, undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a bad value is one line naming the variable, not a schema dump', async () => {

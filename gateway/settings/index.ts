@@ -4,7 +4,7 @@
 // large outputs (artifacts.ts), the tools served (catalog.ts), tracing (tracing.ts). Temporal's own
 // settings (address, namespace, task queue, TLS) come from temporalEnv(). A bad value stops the
 // start with one line naming the variable and its rule.
-import { parseSettings } from '../../common/settings.ts';
+import { booleanSetting, parseSettings } from '../../common/settings.ts';
 import { type TemporalEnv, temporalEnv } from '../../common/temporal-env.ts';
 import { type OAuthSettings, oauthSettingsFromEnv } from '../http/oauth-settings.ts';
 import type { CatalogTool } from '../mcp/catalog.ts';
@@ -40,6 +40,11 @@ export interface GatewaySettings
   toolsFile?: string;
   /** The tools served: the catalog file's, or the built-in catalog's. */
   tools: CatalogTool[];
+  /**
+   * Tools with secret arguments whose workflow input goes to Temporal in clear (no payload codec),
+   * accepted by MCP_ALLOW_PLAINTEXT_SECRETS=true: said in the start log.
+   */
+  plaintextSecrets?: string[];
 }
 
 /**
@@ -61,6 +66,9 @@ export async function loadSettings(env: NodeJS.ProcessEnv = process.env): Promis
   const toolsFile = toolsFileFromEnv(env);
   const catalogDefaults = { taskQueue: temporal.taskQueue, waitBudgetMs: budgets.waitBudgetMs };
   const tools = await loadCatalog(toolsFile, catalogDefaults, env);
+  const plaintextSecrets = codec.codec
+    ? []
+    : secretsInClear(tools, booleanSetting(env, 'MCP_ALLOW_PLAINTEXT_SECRETS'));
   return {
     ...listen,
     ...budgets,
@@ -73,8 +81,26 @@ export async function loadSettings(env: NodeJS.ProcessEnv = process.env): Promis
     ...codec,
     ...(toolsFile ? { toolsFile } : {}),
     tools,
+    ...(plaintextSecrets.length > 0 ? { plaintextSecrets } : {}),
     ...trace,
   };
+}
+
+/**
+ * Without a payload codec a secret argument (writeOnly) reaches Temporal history in clear in the
+ * workflow input: the gateway does not start unless MCP_ALLOW_PLAINTEXT_SECRETS=true says so.
+ * Returns the tools so accepted, as `tool (argument, …)`.
+ */
+function secretsInClear(tools: readonly CatalogTool[], allowed: boolean): string[] {
+  const named = tools
+    .filter((tool) => (tool.secretArguments?.length ?? 0) > 0)
+    .map((tool) => `${tool.name} (${tool.secretArguments?.join(', ')})`);
+  if (named.length === 0 || allowed) return named;
+  throw new Error(
+    `the catalog marks secret (writeOnly) arguments of ${named.join('; ')}, but payloads are not encrypted: ` +
+      'the workflow input would carry them in clear in Temporal history. Set MCP_CODEC_KEYS (or ' +
+      'MCP_CODEC_KEYS_FILE) to encrypt payloads, or MCP_ALLOW_PLAINTEXT_SECRETS=true to accept them in clear',
+  );
 }
 
 /** The backend options the settings imply. */
