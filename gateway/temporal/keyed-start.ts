@@ -14,7 +14,7 @@ import { isClosedMeanwhile, isRunNotFound } from './errors.ts';
 import { visibilityString } from './listing.ts';
 import { MCP_TASK_ID, type OptionalAttributes } from './optional-attributes.ts';
 import type { OwnedRun } from './run-lookup.ts';
-import { type Caller, MCP_PRINCIPAL } from './run-memo.ts';
+import { type Caller, MCP_PRINCIPAL, principalKeyword } from './run-memo.ts';
 import type { RunRef } from './run-state.ts';
 import { runTaskId, slotOf } from './task-ids.ts';
 import type { RunViews } from './view.ts';
@@ -132,7 +132,7 @@ export class KeyedStarts {
     const { serverSecret } = this.deps;
     const query =
       `${MCP_TASK_ID.name} = ${visibilityString(keyId)} AND ` +
-      `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)}`;
+      `${MCP_PRINCIPAL.name} = ${visibilityString(principalKeyword(caller.principal))}`;
     const listed = await this.calls.call(async () => {
       for await (const run of this.calls.client.workflow.list({ query, pageSize: 10 })) {
         const slot = slotOf(serverSecret, caller.principal, run.workflowId);

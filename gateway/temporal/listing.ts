@@ -6,7 +6,7 @@ import type { Payload } from '@temporalio/common';
 import protos from '@temporalio/proto';
 import type { TemporalCalls } from './client.ts';
 import { GRPC, grpcCode, InvalidCursorError } from './errors.ts';
-import { type Caller, MCP_PRINCIPAL } from './run-memo.ts';
+import { type Caller, MCP_PRINCIPAL, principalKeyword } from './run-memo.ts';
 import type { RunViews } from './view.ts';
 import { outcomeOf } from './wait.ts';
 
@@ -55,7 +55,7 @@ export class RunListing {
     size: number,
   ): Promise<{ runs: ListedRun[]; cursor?: string }> {
     const listed = await this.page(
-      `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)}`,
+      `${MCP_PRINCIPAL.name} = ${visibilityString(principalKeyword(caller.principal))}`,
       cursor,
       size,
     );
@@ -145,7 +145,7 @@ export class RunListing {
     },
   ): Promise<CompletedRuns> {
     const { client } = this.calls;
-    const query = `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)} AND ExecutionStatus = 'Completed'`;
+    const query = `${MCP_PRINCIPAL.name} = ${visibilityString(principalKeyword(caller.principal))} AND ExecutionStatus = 'Completed'`;
     const listed = await this.page(query, cursor, page.size);
     const tasks = (await this.tasksOf(listed, caller)).filter(({ taskId }) => page.include(taskId));
     const runs: CompletedRuns['runs'] = [];

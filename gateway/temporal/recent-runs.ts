@@ -5,7 +5,7 @@
 // look per caller a second on this gateway; past either bound there is no list, not an error.
 import type { TemporalCalls } from './client.ts';
 import { visibilityString } from './listing.ts';
-import { type Caller, MCP_PRINCIPAL, MCP_TOOL, type RunMemo } from './run-memo.ts';
+import { type Caller, MCP_PRINCIPAL, MCP_TOOL, principalKeyword, type RunMemo } from './run-memo.ts';
 import type { RunViews } from './view.ts';
 
 /** One of the caller's runs as visibility lists it. */
@@ -41,7 +41,7 @@ export class RecentRuns {
     if (this.lastLook.size > 10_000) this.lastLook.clear();
     this.lastLook.set(caller.principal, at);
     const { client, options } = this.calls;
-    const query = `${MCP_PRINCIPAL.name} = ${visibilityString(caller.principal)} AND ${MCP_TOOL.name} = ${visibilityString(tool)}`;
+    const query = `${MCP_PRINCIPAL.name} = ${visibilityString(principalKeyword(caller.principal))} AND ${MCP_TOOL.name} = ${visibilityString(tool)}`;
     const list = async () => {
       const runs: RecentRun[] = [];
       let listed = 0;

@@ -1,9 +1,20 @@
 // What a run carries: the memo (tool, arguments, principal, client) and the search attributes that
-// find it (the Web UI's texts are written by start.ts). Types and constants only.
+// find it (the Web UI's texts are written by start.ts).
+import { createHash } from 'node:crypto';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const MCP_TOOL = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
 export const MCP_PRINCIPAL = defineSearchAttributeKey('McpPrincipal', SearchAttributeType.KEYWORD);
+
+/**
+ * A principal as McpPrincipal holds it and visibility queries name it: itself when plain, else
+ * `#sha256:` and its digest. Temporal's SQL visibility matches no string literal holding `"` or `\`
+ * (an OAuth subject may), so no query depends on escaping; `#` is never in a plain one.
+ */
+export function principalKeyword(principal: string): string {
+  if (/^[A-Za-z0-9 ._@:|+=~/-]{1,200}$/.test(principal)) return principal;
+  return `#sha256:${createHash('sha256').update(principal).digest('hex')}`;
+}
 
 /** Who is calling: every task operation is scoped to the principal that started the task. */
 export interface Caller {

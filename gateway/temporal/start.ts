@@ -22,7 +22,7 @@ import {
 } from './errors.ts';
 import { KeyedStarts } from './keyed-start.ts';
 import { MCP_TASK_ID, MCP_TASK_STATUS, type OptionalAttributes } from './optional-attributes.ts';
-import { type Caller, MCP_PRINCIPAL, MCP_TOOL, type RunMemo } from './run-memo.ts';
+import { type Caller, MCP_PRINCIPAL, MCP_TOOL, principalKeyword, type RunMemo } from './run-memo.ts';
 import type { RunRef } from './run-state.ts';
 import { runDetails, runSummary } from './run-texts.ts';
 import type { RunningTaskSlots } from './slots.ts';
@@ -245,7 +245,7 @@ export class RunStarts {
           memo: { ...memo },
           typedSearchAttributes: [
             { key: MCP_TOOL, value: tool.name },
-            { key: MCP_PRINCIPAL, value: caller.principal },
+            { key: MCP_PRINCIPAL, value: principalKeyword(caller.principal) },
             ...(registered.has(MCP_TASK_ID.name) ? [{ key: MCP_TASK_ID, value: taskKey }] : []),
             ...(withStatus ? [{ key: MCP_TASK_STATUS, value: 'working' }] : []),
           ],
