@@ -56,7 +56,8 @@ export function buildApp(settings: GatewaySettings, deps: AppDeps): FastifyInsta
     staticScopes: settings.staticScopes,
     ...(oauth ? { oauth } : {}),
   };
-  const toolScopes = new ToolScopes(settings.tools, settings.oauth?.requiredScopes ?? []);
+  const catalog = new Catalog(settings.tools);
+  const toolScopes = new ToolScopes(catalog, settings.oauth?.requiredScopes ?? []);
   if (oauth) resourceMetadata(app, oauth, toolScopes);
   if (settings.codec && settings.codecServer) {
     // It decrypts every payload of the namespace: with callers that authenticate, only the named
@@ -69,7 +70,7 @@ export function buildApp(settings: GatewaySettings, deps: AppDeps): FastifyInsta
     }
     app.register(codecEndpoint, { ...settings.codecServer, codec: settings.codec, auth });
   }
-  mcp(app, settings, { backend: deps.backend, auth, ...(oauth ? { toolScopes } : {}) });
+  mcp(app, settings, { backend: deps.backend, catalog, auth, ...(oauth ? { toolScopes } : {}) });
   return app;
 }
 
@@ -107,10 +108,9 @@ function resourceMetadata(app: FastifyInstance, oauth: OAuthResourceServer, tool
 function mcp(
   app: FastifyInstance,
   settings: GatewaySettings,
-  parts: { backend: TemporalBackend; auth: Authentication; toolScopes?: ToolScopes },
+  parts: { backend: TemporalBackend; catalog: Catalog; auth: Authentication; toolScopes?: ToolScopes },
 ): void {
-  const { backend, auth, toolScopes } = parts;
-  const catalog = new Catalog(settings.tools);
+  const { backend, catalog, auth, toolScopes } = parts;
   const onError = (error: Error) => app.log.warn({ err: error }, 'mcp request error');
   const handler = new McpHandler({
     backend,

@@ -12,9 +12,11 @@ import { discoveryUrls } from '../gateway/http/authorization-server.ts';
 import { JwtAccessTokenVerifier, tokenScopes } from '../gateway/http/jwt-verifier.ts';
 import { OAuthResourceServer, ToolScopes } from '../gateway/http/oauth.ts';
 import { OAUTH_DEFAULTS, type OAuthSettings, oauthSettingsFromEnv } from '../gateway/http/oauth-settings.ts';
-import { catalogTool } from '../gateway/mcp/catalog.ts';
+import { Catalog, catalogTool } from '../gateway/mcp/catalog.ts';
 import { loadCatalogFile } from '../gateway/mcp/catalog-file.ts';
+import { inputRequestId } from '../gateway/mcp/legacy-task-input.ts';
 import { loadSettings } from '../gateway/settings/index.ts';
+import { runTaskId } from '../gateway/temporal/task-ids.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oauth-units-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -121,7 +123,7 @@ describe('catalog scopes', () => {
       defaults2,
     );
     const open = catalogTool(entry({ name: 'lookup' }) as never, defaults2);
-    const scopes = new ToolScopes([scoped, open], ['mcp:tools']);
+    const scopes = new ToolScopes(new Catalog([scoped, open]), ['mcp:tools']);
     assert.deepEqual(scopes.supported, ['mcp:tools', 'reports:write']);
     const reader = { principal: 'alice', scopes: ['mcp:tools'] };
     const writer = { principal: 'alice', scopes: ['mcp:tools', 'reports:write'] };
@@ -152,6 +154,27 @@ describe('catalog scopes', () => {
       await scopes.missing(read(`artifact://lookup-${'A'.repeat(32)}/${artifact}`), reader),
       undefined,
     );
+    // Both revisions' task methods, a push watch, an input answer: the scopes of the task's tool.
+    const id = runTaskId(Buffer.from('s'.repeat(40)), `start_report-${'A'.repeat(32)}`, {
+      slot: 1,
+      runId: '0194f1c2-7a3b-7c4d-8e5f-a0b1c2d3e4f5',
+    });
+    const both = ['mcp:tools', 'reports:write'];
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update']) {
+      const message = { jsonrpc: '2.0', id: 1, method, params: { taskId: id } };
+      assert.deepEqual(await scopes.missing(message, reader), both, method);
+      assert.equal(await scopes.missing(message, writer), undefined, method);
+    }
+    const listen = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'subscriptions/listen',
+      params: { notifications: { taskIds: [`lookup-${'A'.repeat(32)}`, id] } },
+    };
+    assert.deepEqual(await scopes.missing(listen, reader), both);
+    const answer = { jsonrpc: '2.0', id: inputRequestId(id, 'approve'), result: { action: 'accept' } };
+    assert.deepEqual(await scopes.missing(answer, reader), both, 'an input answer');
+    assert.equal(await scopes.missing(answer, writer), undefined);
     // A static token (no scopes) may use every tool.
     assert.equal(await scopes.missing(call('start_report'), { principal: 'ops' }), undefined);
   });

@@ -16,8 +16,10 @@ import {
   ClientCredentialsProvider,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
+import { ClientRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { base64url, type JWTPayload, SignJWT } from 'jose';
+import { inputRequestId } from '../gateway/mcp/legacy-task-input.ts';
 import { loadSettings } from '../gateway/settings/index.ts';
 import { KEY_WORKFLOW_TYPE } from '../gateway/temporal/keyed-start.ts';
 import { freePort } from '../launcher/free-port.ts';
@@ -564,5 +566,118 @@ describe('the key set', () => {
     assert.ok(performance.now() - started < HTTP_TIMEOUT_MS);
     const body = (await response.json()) as { error: { message: string } };
     assert.match(body.error.message, /discovery document .*well-known.* could not be read: ECONNREFUSED/);
+  });
+});
+
+describe('rights on every path', () => {
+  /** A 2025-11-25 message as that revision's clients send it (no per-request _meta). */
+  async function postLegacy(headers: Record<string, string>, message: Record<string, unknown>) {
+    const response = await fetch(gateway.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+    });
+    const text = await response.text();
+    return { status: response.status, text };
+  }
+
+  /** Every request method of the 2025-11-25 schema, with the 2026-07-28 revision's and the Tasks extension's additions. */
+  function everyMethod(): string[] {
+    const legacy = ClientRequestSchema.options.map((option) => option.shape.method.value as string);
+    return [...new Set([...legacy, 'server/discover', 'subscriptions/listen', 'tasks/update'])];
+  }
+
+  test("every method of both revisions, every companion and an input answer refuse a token of the task's subject without the tool's scope; listings leave its tasks out", async () => {
+    const full = await authServer.token(AGENT, resource, 'mcp:tools echo:run');
+    const narrow = await authServer.token(AGENT, resource, 'mcp:tools');
+    const started = await post(bearer(full), 'tools/call', echo('echo_guarded', 'held', 120_000));
+    const taskId = (started.body.result?.structuredContent as { workflow_id?: string } | undefined)
+      ?.workflow_id;
+    assert.ok(taskId, JSON.stringify(started.body).slice(0, 300));
+    const artifact = `artifact://${taskId}/${'a'.repeat(24)}`;
+    // The methods that touch the tool or its runs, each as its revision sends it.
+    const modern: [string, Record<string, unknown>][] = [
+      ['tools/call', echo('echo_guarded', 'refused')],
+      ['tools/call', { name: 'get_echo_guarded_result', arguments: { workflow_id: taskId } }],
+      ['tools/call', { name: 'cancel_echo_guarded', arguments: { workflow_id: taskId } }],
+      ['tasks/get', { taskId }],
+      ['tasks/update', { taskId, inputResponses: { approve: { action: 'accept' } } }],
+      ['tasks/cancel', { taskId }],
+      ['subscriptions/listen', { notifications: { taskIds: [taskId] } }],
+      ['resources/read', { uri: artifact }],
+    ];
+    const legacy: Record<string, unknown>[] = [
+      {
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_echo_guarded_result', arguments: { workflow_id: taskId } },
+      },
+      { id: 2, method: 'tasks/get', params: { taskId } },
+      { id: 3, method: 'tasks/result', params: { taskId } },
+      { id: 4, method: 'tasks/cancel', params: { taskId } },
+      { id: 5, method: 'resources/read', params: { uri: artifact } },
+      // The answer to an input request of the task (its id names the task).
+      { id: inputRequestId(taskId, 'approve'), result: { action: 'accept', content: { approve: true } } },
+      { id: inputRequestId(taskId, 'approve'), error: { code: -1, message: 'cannot answer' } },
+    ];
+    for (const [method, params] of modern) {
+      const answer = await post(bearer(narrow), method, params);
+      assert.equal(answer.status, 403, `${method} ${JSON.stringify(params)}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.error?.data?.reason, 'insufficient_scope', method);
+    }
+    for (const message of legacy) {
+      const answer = await postLegacy(bearer(narrow), message);
+      assert.equal(answer.status, 403, `2025-11-25 ${JSON.stringify(message)}: ${answer.text.slice(0, 200)}`);
+      assert.match(answer.text, /insufficient_scope/);
+    }
+    // Every method the server serves is either one of those or touches no tool; a listing keeps
+    // the tasks of covered tools only. A method served later without a place here fails this test.
+    const touching = new Set([...modern.map(([method]) => method), ...legacy.map((m) => m.method)]);
+    const listings = new Set(['tasks/list', 'resources/list']);
+    const noTool = new Set([
+      'ping',
+      'initialize',
+      'server/discover',
+      'tools/list',
+      'resources/templates/list',
+    ]);
+    for (const method of everyMethod()) {
+      if (touching.has(method) || listings.has(method) || noTool.has(method)) continue;
+      const answer = await post(bearer(narrow), method, {});
+      assert.equal(
+        answer.body.error?.code,
+        -32601,
+        `${method} is served, yet no rights check of it is tested here`,
+      );
+    }
+    const listed = async (token: string) => {
+      const answer = await postLegacy(bearer(token), { id: 9, method: 'tasks/list', params: {} });
+      return answer.text.includes(taskId);
+    };
+    assert.equal(
+      await listed(narrow),
+      false,
+      'tasks/list leaves out the tasks of a tool the token does not cover',
+    );
+    assert.equal(
+      await eventually(async () => ((await listed(full)) ? true : undefined), 10_000, 'the task listed'),
+      true,
+    );
+    // Nothing the narrow token sent reached the run: still running; the full token ends it.
+    const now = await post(bearer(full), 'tools/call', {
+      name: 'get_echo_guarded_result',
+      arguments: { workflow_id: taskId },
+    });
+    assert.equal((now.body.result?.structuredContent as { status?: string } | undefined)?.status, 'running');
+    const cancelled = await post(bearer(full), 'tools/call', {
+      name: 'cancel_echo_guarded',
+      arguments: { workflow_id: taskId },
+    });
+    assert.equal(cancelled.status, 200);
   });
 });

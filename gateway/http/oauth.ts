@@ -15,15 +15,14 @@ import {
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { parseArtifactUri } from '../mcp/artifacts.ts';
-import type { CatalogTool } from '../mcp/catalog.ts';
+import type { Catalog } from '../mcp/catalog.ts';
 import {
   authorizationServerUnavailable,
   type ErrorBody,
   insufficientScope,
   unauthorized,
 } from '../mcp/errors.ts';
-import { taskIdPrefix } from '../temporal/task-ids.ts';
+import { toolsTouched } from '../mcp/tool-rights.ts';
 import { AuthorizationServerUnavailable } from './authorization-server.ts';
 import { envelopeOf } from './body.ts';
 import { JwtAccessTokenVerifier } from './jwt-verifier.ts';
@@ -152,57 +151,41 @@ export function isRefusal(outcome: Identity | Refusal): outcome is Refusal {
   return 'status' in outcome;
 }
 
-const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
-
 /**
- * Per-tool OAuth scopes: a catalog entry's `scopes` are needed (besides the gateway's required ones)
- * for tools/call of the tool and its companions, and for tasks/* on its tasks. Checked on the parsed
- * body before the MCP layer sees it, with the SDK's requireScopes; a token without them is 403
- * `insufficient_scope` naming every scope the request needs; subscriptions/listen needs what tasks/get
- * of each task it names needs. A static principal holds every scope unless MCP_AUTH_TOKEN_SCOPES names its own.
+ * Per-tool OAuth scopes, checked on the parsed body before the MCP layer sees it: every tool a
+ * message touches (mcp/tool-rights.ts: a call or a companion, tasks/* of both revisions, a push
+ * watch, an artifact read, an input answer) needs its scopes besides the gateway's required ones,
+ * with the SDK's requireScopes; a token without them is 403 `insufficient_scope` naming every scope
+ * the request needs. A static principal holds every scope unless MCP_AUTH_TOKEN_SCOPES names its own.
  */
 export class ToolScopes {
-  private readonly byName = new Map<string, ScopeChallengeHandler>();
-  private readonly byIdPrefix = new Map<string, ScopeChallengeHandler>();
+  private readonly byTool = new Map<string, ScopeChallengeHandler>();
   /** Every scope the gateway knows of (required ones first): RFC 9728 `scopes_supported`. */
   readonly supported: string[];
 
-  constructor(tools: readonly CatalogTool[], requiredScopes: readonly string[]) {
+  constructor(
+    private readonly catalog: Catalog,
+    requiredScopes: readonly string[],
+  ) {
     const supported = new Set(requiredScopes);
-    for (const tool of tools) {
+    for (const tool of catalog.tools) {
       if (!tool.scopes?.length) continue;
       for (const scope of tool.scopes) supported.add(scope);
       const needed = [...new Set([...requiredScopes, ...tool.scopes])] as [string, ...string[]];
-      const handler = requireScopes(...needed);
-      const { result, cancel, respond } = tool.companions;
-      for (const name of [tool.name, result, cancel, respond]) if (name) this.byName.set(name, handler);
-      this.byIdPrefix.set(tool.idPrefix, handler);
+      this.byTool.set(tool.name, requireScopes(...needed));
     }
     this.supported = [...supported];
   }
 
   get empty(): boolean {
-    return this.byName.size === 0;
+    return this.byTool.size === 0;
   }
 
   /** The scopes `message` needs that `identity` lacks (all the request needs), or undefined. */
   async missing(message: unknown, identity: Identity): Promise<readonly string[] | undefined> {
     if (!identity.scopes || !message || typeof message !== 'object') return undefined;
-    const { method, params, tool, taskId, listenTaskIds } = envelopeOf(message);
-    const ofTask = (taskId: unknown) => {
-      const prefix = typeof taskId === 'string' ? taskIdPrefix(taskId) : undefined;
-      return prefix === undefined ? undefined : this.byIdPrefix.get(prefix);
-    };
-    const handlers: (ScopeChallengeHandler | undefined)[] = [];
-    if (tool) handlers.push(this.byName.get(tool));
-    else if (method && TASK_METHODS.has(method)) handlers.push(ofTask(taskId));
-    else if (method === 'resources/read' && typeof params.uri === 'string')
-      // An artifact is part of its run's result: reading it needs what tasks/get of the run needs.
-      handlers.push(ofTask(parseArtifactUri(params.uri)?.taskId));
-    // Watching a task is reading it: the scopes its tasks/get would need, for every task named.
-    else if (listenTaskIds) handlers.push(...new Set(listenTaskIds.map(ofTask)));
-    for (const handler of handlers) {
-      const challenge = await handler?.({
+    for (const tool of toolsTouched(this.catalog, envelopeOf(message), message)) {
+      const challenge = await this.byTool.get(tool.name)?.({
         request: message as JSONRPCRequest,
         authInfo: { token: '', clientId: identity.principal, scopes: [...identity.scopes] },
       });
@@ -220,16 +203,18 @@ export class ToolScopes {
       for (const message of messages) {
         const needed = await this.missing(message, identity);
         if (!needed) continue;
-        const { method, params } = message as {
-          method: string;
+        const { method, params = {} } = message as {
+          method?: string;
           params: { name?: string; taskId?: string; uri?: string };
         };
         const what =
-          method === 'tools/call'
-            ? `the tool ${params.name}`
-            : method === 'subscriptions/listen'
-              ? 'subscriptions/listen on the tasks named'
-              : `${method} on ${params.taskId ?? params.uri}`;
+          method === undefined
+            ? 'the answer to an input request of its task'
+            : method === 'tools/call'
+              ? `the tool ${params.name}`
+              : method === 'subscriptions/listen'
+                ? 'subscriptions/listen on the tasks named'
+                : `${method} on ${params.taskId ?? params.uri}`;
         return send(
           reply,
           oauth.insufficientScope(

@@ -249,6 +249,14 @@ export class Catalog {
     return this.byName.get(name);
   }
 
+  /** The tool a tools/call names: the tool itself, or the one whose companion it is. */
+  toolOfCall(name: string): CatalogTool | undefined {
+    return (
+      this.byName.get(name) ??
+      this.tools.find(({ companions: c }) => c.result === name || c.cancel === name || c.respond === name)
+    );
+  }
+
   /** The tool that started a run; a tool since gone from the catalog reads generically. */
   toolOfRun(name: string): CatalogTool {
     return (

@@ -65,7 +65,8 @@ export function deliverTaskInput(answer: TaskInputAnswer, caller: Caller, deps: 
   return observeTaskRequest('tasks/input-response', answer.taskId, async () => {
     // The client cannot answer (an error response): the task goes on asking, through its companion.
     if (answer.response === undefined) {
-      refusalListeners.get(answer.id)?.();
+      // Only the principal asked may end its stream: the request id names the task, owner tag and all.
+      if (deps.backend.views.owns(answer.taskId, caller)) refusalListeners.get(answer.id)?.();
       return accepted();
     }
     const responses = answerOf(answer);

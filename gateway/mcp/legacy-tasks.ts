@@ -14,6 +14,7 @@ import { observeTaskRequest } from './observe.ts';
 import { startPollAnswer } from './start-poll.ts';
 import { detailedTask } from './task-shapes.ts';
 import { describeIssues } from './tool-definition.ts';
+import { coversTask } from './tool-rights.ts';
 
 const taskParams = z.looseObject({ taskId: z.string() });
 const listParams = z.looseObject({ cursor: z.string().optional() });
@@ -65,8 +66,10 @@ const result: Handle = async (params, caller, deps, stream) => {
 const list: Handle = async (params, caller, deps) => {
   const cursor = typeof params.cursor === 'string' ? params.cursor : undefined;
   const page = await deps.backend.listing.all(caller, cursor, TASKS_PER_PAGE);
+  // The tasks of a tool whose scopes the token lacks are left out, as tasks/get of them is refused.
+  const covered = page.runs.filter((run) => coversTask(deps.catalog, run.workflowId, caller.scopes));
   return {
-    tasks: page.runs.map((run) => listedTask(run, deps.timing)),
+    tasks: covered.map((run) => listedTask(run, deps.timing)),
     ...(page.cursor ? { nextCursor: page.cursor } : {}),
   };
 };

@@ -6,6 +6,7 @@ import type { Caller } from '../temporal/run-memo.ts';
 import { artifactReferences, isExpired, listedResource } from './artifacts.ts';
 import { artifactReadsBusy } from './errors.ts';
 import type { McpDeps } from './method-context.ts';
+import { coversTask } from './tool-rights.ts';
 
 const RUNS_PER_PAGE = 20;
 
@@ -14,10 +15,7 @@ const LISTING_BYTES = 4 * 1024 * 1024;
 
 export async function resourcesList(cursor: string | undefined, caller: Caller, deps: McpDeps) {
   const { backend, catalog, artifacts } = deps;
-  const covered = (workflowId: string) => {
-    const needed = catalog.toolOfTask(workflowId)?.scopes ?? [];
-    return caller.scopes === undefined || needed.every((scope) => caller.scopes?.includes(scope));
-  };
+  const covered = (taskId: string) => coversTask(catalog, taskId, caller.scopes);
   const taken = { principal: caller.principal, bytes: LISTING_BYTES };
   const page = await artifacts.budget.within(taken, artifactReadsBusy, () =>
     backend.listing.completed(caller, cursor, {
