@@ -197,7 +197,7 @@ describe('artifact store settings', () => {
         /not an artifact id/,
       );
       for (const run of ['..', '.', '../x', 'a/b', ''])
-        await assert.rejects(store.get({ run, id: REF.id }, 1024), /not a workflow id/, run);
+        await assert.rejects(store.get({ run, id: REF.id }, 1024), /not a run id/, run);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
