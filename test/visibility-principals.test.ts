@@ -27,7 +27,12 @@ after(async () => {
 });
 
 /** A tool whose queue no worker polls: its runs stay Running. */
-const tool = { name: 'quoted', idPrefix: 'quoted', workflow: 'idle', taskQueue: `nobody-quoted-${process.pid}` };
+const tool = {
+  name: 'quoted',
+  idPrefix: 'quoted',
+  workflow: 'idle',
+  taskQueue: `nobody-quoted-${process.pid}`,
+};
 
 const PRINCIPALS = [`o'brien`, `say "hi"`, 'back\\slash', `' OR McpPrincipal != '`, `o\\'brien`];
 
