@@ -3,7 +3,9 @@
 // run running while MCP_STUCK_RUN_GRACE_MS lasts; past the grace, counted from the WorkflowTaskFailed
 // event, a poll ends it and logs one line naming it. Two gateways with one secret, as two replicas.
 // Under the running-task cap, a start that finds the slot held by a run stuck past the grace ends it
-// and takes the slot, with nobody polling in between.
+// and takes the slot, with nobody polling in between. Every gateway runs with the product's default
+// running-task cap: a task's run holds a slot's workflow id, and the line naming an ended run names
+// its run id as well.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +19,13 @@ import { buildApp } from '../gateway/app.ts';
 import { backendOptions, loadSettings } from '../gateway/settings/index.ts';
 import { TemporalBackend } from '../gateway/temporal/backend.ts';
 import { slotWorkflowId } from '../gateway/temporal/task-ids.ts';
-import { startGateway, TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
+import {
+  DEFAULT_CAP,
+  startGateway,
+  TEST_SERVER_SECRET,
+  type TestGateway,
+  taskHandle,
+} from './support/gateway-server.ts';
 import { rpc, rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
 import { listen } from './support/sse-listen.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
@@ -51,6 +59,7 @@ before(async () => {
     MCP_ARTIFACT_DIR: dir,
     // The task handle at once: the polls below are the subject.
     MCP_CLIENT_WAIT_BUDGETS: `${TASKS_CLIENT.clientInfo.name}=0`,
+    ...DEFAULT_CAP,
   };
   patient = await startGateway({ temporalAddress: temporal.server.address, taskQueue: 'unused', env });
   strictUrl = await strictGateway(env, {});
@@ -63,8 +72,6 @@ async function strictGateway(env: Record<string, string>, extra: Record<string, 
     TEMPORAL_ADDRESS: temporal.server.address,
     MCP_PORT: '0',
     MCP_STUCK_RUN_GRACE_MS: String(GRACE_MS),
-    // As the patient gateway (test support): the runs are looked at by their task ids.
-    MCP_MAX_RUNNING_TASKS: '0',
     ...extra,
   });
   const backend = new TemporalBackend(temporal.client, {
@@ -116,7 +123,9 @@ function settled(url: URL, taskId: string) {
   );
 }
 
-const describeRun = (taskId: string) => temporal.client.workflow.getHandle(taskId).describe();
+/** The run of a task the gateways started without tokens (the anonymous principal's). */
+const runOf = (taskId: string) => taskHandle(temporal.client, 'anonymous', taskId);
+const describeRun = (taskId: string) => runOf(taskId).describe();
 
 test('within the grace, polls and a push answer failed (result_too_large) and the run keeps running', async () => {
   const taskId = await startStuckRun(patient.url);
@@ -153,7 +162,7 @@ test('past the grace, counted from the WorkflowTaskFailed event, a poll ends it,
     'the strict gateway to end the run',
   );
   assert.equal(closed.status.name, 'TERMINATED');
-  const history = await temporal.client.workflow.getHandle(taskId).fetchHistory();
+  const history = await runOf(taskId).fetchHistory();
   const failedEvent = history.events?.find((event) => event.workflowTaskFailedEventAttributes);
   const at = failedEvent?.eventTime;
   const failedAt = Number(at?.seconds) * 1000 + Math.floor((at?.nanos ?? 0) / 1e6);
@@ -166,9 +175,13 @@ test('past the grace, counted from the WorkflowTaskFailed event, a poll ends it,
   // Another replica, and the strict one again, answer the ended run the same way; no second line.
   await assertTooLarge(patient.url, taskId);
   await assertTooLarge(strictUrl, taskId);
-  const lines = logged.filter((line) => line.taskId === taskId);
+  // The line names the run: its slot's workflow id is reused run after run.
+  const lines = logged.filter((line) => line.taskId === closed.workflowId);
   assert.equal(lines.length, 1, JSON.stringify(logged));
-  assert.match(lines[0]?.message ?? '', new RegExp(`terminated run ${taskId}: .*size cause`));
+  assert.match(
+    lines[0]?.message ?? '',
+    new RegExp(`terminated run ${closed.workflowId} \\(run id ${closed.runId}\\): .*size cause`),
+  );
 });
 
 test('under a cap of 1, a start past the grace ends the run stuck in the slot and takes it, with no poll between', async () => {
