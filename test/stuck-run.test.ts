@@ -45,7 +45,7 @@ let patient: TestGateway;
 /** A gateway with GRACE_MS, and the lines it logged of runs it ended (with every other such gateway). */
 let strictUrl: URL;
 const apps: FastifyInstance[] = [];
-const logged: { taskId: string; message: string }[] = [];
+const logged: { workflowId: string; runId: string; message: string }[] = [];
 
 before(async () => {
   temporal = await startTestTemporal();
@@ -76,7 +76,7 @@ async function strictGateway(env: Record<string, string>, extra: Record<string, 
   });
   const backend = new TemporalBackend(temporal.client, {
     ...backendOptions(config, Buffer.from(TEST_SERVER_SECRET)),
-    onStuckRun: (taskId, message) => logged.push({ taskId, message }),
+    onStuckRun: ({ workflowId, runId }, message) => logged.push({ workflowId, runId, message }),
   });
   const app = buildApp(config, { backend });
   apps.push(app);
@@ -176,7 +176,7 @@ test('past the grace, counted from the WorkflowTaskFailed event, a poll ends it,
   await assertTooLarge(patient.url, taskId);
   await assertTooLarge(strictUrl, taskId);
   // The line names the run: its slot's workflow id is reused run after run.
-  const lines = logged.filter((line) => line.taskId === closed.workflowId);
+  const lines = logged.filter((line) => line.workflowId === closed.workflowId && line.runId === closed.runId);
   assert.equal(lines.length, 1, JSON.stringify(logged));
   assert.match(
     lines[0]?.message ?? '',
@@ -223,7 +223,9 @@ test('under a cap of 1, a start past the grace ends the run stuck in the slot an
   assert.ok(next.result, `the start was refused: ${JSON.stringify(next.error)}`);
   const ended = await temporal.client.workflow.getHandle(failing.workflowId, failing.runId).describe();
   assert.equal(ended.status.name, 'TERMINATED');
-  const lines = logged.filter((line) => line.taskId === failing.workflowId);
+  const lines = logged.filter(
+    (line) => line.workflowId === failing.workflowId && line.runId === failing.runId,
+  );
   assert.equal(lines.length, 1, JSON.stringify(logged));
   assert.match(lines[0]?.message ?? '', /terminated run .*size cause/);
   // The answer a poll gives the stuck task is the same as before.

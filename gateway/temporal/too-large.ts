@@ -18,8 +18,8 @@ import {
 export interface StuckRunPolicy {
   /** How long a run may stay stuck before a view ends it; 0: at first sight. */
   graceMs: number;
-  /** Told, for the log, of each run the gateway ended or failed to end (its workflow id, and why). */
-  log?: (workflowId: string, message: string) => void;
+  /** Told, for the log, of each run the gateway ended or failed to end (the run, and why). */
+  log?: (run: Run, message: string) => void;
 }
 
 /** One run of a workflow id: the one the view described. */
@@ -103,10 +103,10 @@ async function end(
     await calls.call(() => handle.terminate(TOO_LARGE_TERMINATION));
   } catch (err) {
     if (isClosedMeanwhile(err)) return true;
-    policy.log?.(run.workflowId, `gateway: could not terminate run ${named}, ${why}: ${errorText(err)}`);
+    policy.log?.(run, `gateway: could not terminate run ${named}, ${why}: ${errorText(err)}`);
     return false;
   }
-  policy.log?.(run.workflowId, `gateway: terminated run ${named}: ${why}`);
+  policy.log?.(run, `gateway: terminated run ${named}: ${why}`);
   return true;
 }
 
