@@ -56,7 +56,7 @@ export class TemporalBackend {
       ...(options.onStuckRun ? { log: options.onStuckRun } : {}),
     });
     this.taskStatus = new TaskStatusAttribute(this.calls);
-    this.waits = new RunWaits(client);
+    this.waits = new RunWaits(this.calls);
     this.starts = new RunStarts({
       calls: this.calls,
       views: this.views,
