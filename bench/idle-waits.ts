@@ -164,9 +164,10 @@ export function waitsSection(w: WaitsResult, before?: { label: string; result: W
     'One compiled gateway (wait budget 0) and the mining worker. A run waiting for a person is watched',
     'on a `subscriptions/listen` stream of its own; the Temporal calls the gateway made meanwhile come',
     "from its own metrics (every operation but starts). A wait follows the run's history long poll",
-    '(about one request per 20 s while nothing happens) and looks at the run only when it changes;',
-    'before, a push watch described the run every `MCP_POLL_INTERVAL_MS` (about 120 requests per',
-    'watched task per minute on a run of main, 2026-12-05).',
+    '(about one request per 20 s while nothing happens) and looks at the run only when it changes.',
+    'Before, a push watch described the run every `MCP_POLL_INTERVAL_MS` (2 s by default: about 30',
+    'requests per watched task per minute; at the 500 ms the tests run with, about 120) and saw input',
+    'only at its next look.',
     '',
     table(
       ['', 'watched tasks', 'over', 'Temporal requests', 'per watched task per minute'],
@@ -177,6 +178,9 @@ export function waitsSection(w: WaitsResult, before?: { label: string; result: W
     `\`input_required\` on a stream opened while it mined (${w.askedBeforeWatch} round(s) asked before`,
     'the stream was open and are left out):',
     '',
-    table(LATENCY_HEADER, [latencyRow('input request → client', w.inputLatency)]),
+    table(LATENCY_HEADER, [
+      ...(before ? [latencyRow(`input request → client, ${before.label}`, before.result.inputLatency)] : []),
+      latencyRow('input request → client, this gateway', w.inputLatency),
+    ]),
   ].join('\n');
 }

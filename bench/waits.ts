@@ -2,7 +2,8 @@
 // its own (a Temporal dev server, the mining worker, a compiled gateway). Prints the section and
 // puts it into docs/benchmarks.md, leaving the rest as the last full run wrote it.
 // BENCH_QUICK=1: shorter, prints only. BENCH_WAITS_BEFORE=<a checkout of an earlier commit, its
-// node_modules in place>: that checkout's gateway is measured first, side by side.
+// node_modules in place>: that checkout's gateway is measured first, side by side, named in the
+// tables by BENCH_WAITS_BEFORE_LABEL (default: its path).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +44,8 @@ try {
     if (BEFORE) {
       log(`waits: the gateway of ${BEFORE} first`);
       const nodeArgs = [...GATEWAY_NODE_FLAGS, '--import', 'tsx', join(BEFORE, 'gateway/main.ts')];
-      before = { label: `before (${BEFORE})`, result: await measure(nodeArgs) };
+      const label = `before (${process.env.BENCH_WAITS_BEFORE_LABEL ?? BEFORE})`;
+      before = { label, result: await measure(nodeArgs) };
     }
     log(
       `waits: ${WAITS_SETTINGS.watched} watched tasks over ${WAITS_SETTINGS.idleMs} ms, ${WAITS_SETTINGS.rounds} input rounds`,
