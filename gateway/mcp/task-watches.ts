@@ -34,7 +34,19 @@ export type Push = (task: DetailedTask) => void;
  */
 const HEARTBEAT_LOOK_MS = 20_000;
 
-/** After a failed call (Temporal unreachable): the pause before the watch tries again. */
+/** A run's history followed by a watch: whether it has been read yet, and the change it awaits. */
+interface Following {
+  feed: RunHistoryFeed;
+  answered: boolean;
+  pending?: Promise<RunChange | undefined>;
+}
+
+/**
+ * After a failed look: the pause before the next, doubling from the first up to RETRY_MS (a run
+ * being deleted fails a look or two; an unreachable Temporal fails them all).
+ */
+const FIRST_RETRY_MS = 500;
+/** After a failed call (Temporal unreachable): the longest pause before the watch tries again. */
 const RETRY_MS = 10_000;
 
 /** One task watched on Temporal for every stream that holds it. */
@@ -105,14 +117,20 @@ export class TaskWatches {
   /**
    * The run's next change, or `look` once a run whose activity heartbeats has stayed still for
    * HEARTBEAT_LOOK_MS (the change still awaited is kept for the next call); undefined when the long
-   * poll failed (after a pause) or the watch stops.
+   * poll failed (the run may be gone: the watch looks at once) or the watch stops.
    */
   private async nextChange(
-    changes: { feed: RunHistoryFeed; pending?: Promise<RunChange | undefined> },
+    changes: Following,
     last: ExecutionView,
     signal: AbortSignal,
   ): Promise<RunChange | 'look' | undefined> {
-    changes.pending ??= changes.feed.next().catch(() => undefined);
+    changes.pending ??= changes.feed.next().then(
+      (change) => {
+        changes.answered = true;
+        return change;
+      },
+      () => undefined,
+    );
     const heartbeats = last.state.status === 'running' && last.state.heartbeat !== undefined;
     let timer: NodeJS.Timeout | undefined;
     const look = new Promise<'look'>((resolve) => {
@@ -121,7 +139,8 @@ export class TaskWatches {
     const next = await Promise.race([changes.pending, look]).finally(() => clearTimeout(timer));
     if (next === 'look') return next;
     changes.pending = undefined;
-    if (next === undefined && !signal.aborted) await pause(RETRY_MS, signal);
+    // A history that could not be read at all: not again at once.
+    if (next === undefined && !changes.answered) await pause(RETRY_MS, signal);
     return next;
   }
 
@@ -143,15 +162,20 @@ export class TaskWatches {
         });
       for (const push of watch.subscribers) push(task);
     };
-    let changes = { feed: this.deps.backend.waits.changes(first.run, signal) };
+    const follow = (): Following => ({
+      feed: this.deps.backend.waits.changes(first.run, signal),
+      answered: false,
+    });
+    let changes = follow();
     let lookAgain = false;
+    let retryMs = FIRST_RETRY_MS;
     try {
       while (!signal.aborted) {
         const next = lookAgain ? 'look' : await this.nextChange(changes, last, signal);
         lookAgain = false;
         if (signal.aborted) return;
-        // The long poll failed: follow the run anew (its first read brings a look).
-        if (next === undefined) changes = { feed: this.deps.backend.waits.changes(first.run, signal) };
+        // The long poll failed: look now (the run may be gone), and follow the run anew.
+        if (next === undefined) changes = follow();
         if (next === 'closed') {
           // Its outcome now, from the run's close (one call that answers at once).
           const state = await this.deps.backend.waits.outcome(first.run, signal).catch(() => undefined);
@@ -163,10 +187,12 @@ export class TaskWatches {
           view = await this.view(first.workflowId, caller);
         } catch {
           // Temporal did not answer: look again after a pause (the change may be the last for long).
-          await pause(RETRY_MS, signal);
+          await pause(retryMs, signal);
+          retryMs = Math.min(retryMs * 2, RETRY_MS);
           lookAgain = true;
           continue;
         }
+        retryMs = FIRST_RETRY_MS;
         if (signal.aborted || !view) return; // gone (its retention ended): nothing more will change
         const task = this.task(view);
         if (changeKey(task) !== lastKey) {
@@ -184,6 +210,7 @@ export class TaskWatches {
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

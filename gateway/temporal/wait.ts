@@ -116,9 +116,15 @@ export class RunWaits {
     return new RunHistoryFeed(this.calls, run, signal);
   }
 
-  /** A closed run's outcome (it answers at once); rejects when `signal` aborts first. */
+  /**
+   * A closed run's outcome (it answers at once), under the call deadline (a deleted run's may never
+   * come); rejects when `signal` aborts first.
+   */
   outcome(run: RunRef, signal: AbortSignal): Promise<ExecutionState> {
-    return untilAborted(outcomeOf(this.calls.client, run, signal), signal);
+    return untilAborted(
+      this.calls.call(() => outcomeOf(this.calls.client, run, signal)),
+      signal,
+    );
   }
 
   /**
