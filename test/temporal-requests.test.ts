@@ -250,9 +250,18 @@ describe('input a run asks for reaches its waiter at once', () => {
       return { action: 'accept', content: { approve: true } };
     });
     try {
+      // The task at once, then its tasks/result stream opened while the run still mines (the SDK's
+      // own loop would poll tasks/get until the run asks, and open the stream only then).
+      const calling = client.experimental.tasks.callToolStream(
+        { name: 'start_mining', arguments: { difficulty, blocks: 3, require_approval: true } },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
+      );
+      const taskId = String(((await calling.next()).value as Message).task?.taskId);
+      await calling.return();
       const sentAt = Date.now();
-      const messages = await callWithTask(client, { difficulty, blocks: 3, require_approval: true });
-      const taskId = String(messages[0]?.task?.taskId);
+      const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+      assert.match(JSON.stringify(result), /published to the ledger/);
       assert.ok(arrivedAt > 0, 'the elicitation came on the stream');
       // The task's run is its slot's latest (nothing started since it ended).
       await assertPrompt('tasks/result stream', taskHandle(temporal, PRINCIPAL, taskId), sentAt, arrivedAt);
