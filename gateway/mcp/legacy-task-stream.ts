@@ -1,7 +1,8 @@
 // A 2025-11-25 task followed on its tasks/result stream, as the revision has it: the task's status
 // sent as notifications/tasks/status when it changes, each input request the run makes sent once as
 // a request to the client (answered on its own POST: legacy-task-input.ts), until the run ends or
-// the stream's bound. One describe per look; the looks quicken after each change.
+// the stream's bound. One look (a describe) at the start and after each change of the run's history
+// (run-changes.ts: Temporal's long poll, no timer).
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
@@ -13,8 +14,6 @@ import { detailedTask } from './task-shapes.ts';
 
 /** How long a stream waits with nothing changing (a person may be answering): then it answers. */
 const STREAM_WAIT_MS = 5 * 60_000;
-/** Pauses between looks after a change: quick at first, then once a second. */
-const LOOKS_MS = [100, 200, 400, 800, 1_000];
 
 /** What the stream of one tasks/result carries before its answer. */
 export interface ResultStream {
@@ -87,33 +86,47 @@ async function follow(
   let { view, tool } = followed;
   const asked = new Set<string>();
   let told: string | undefined;
-  let deadline = 0;
-  for (let pause = 0; ; pause++) {
-    const task = detailedTask(view, tool, deps.timing);
-    const ended = task.status !== 'working' && task.status !== 'input_required';
-    // A task that had ended before its tasks/result is answered without a word before.
-    if (ended && told === undefined) return { view, tool };
-    if (task.status !== told) {
-      await stream.status(legacyTask(view, tool, deps.timing));
-      told = task.status;
-      deadline = Date.now() + STREAM_WAIT_MS;
-      pause = 0;
-    }
-    if (ended) return { view, tool };
-    if (task.status === 'input_required') {
-      for (const [key, request] of Object.entries(task.inputRequests)) {
-        if (asked.has(key)) continue;
-        asked.add(key);
-        const id = inputRequestId(task.taskId, key);
-        asking(id);
-        await stream.ask(id, request, task.taskId);
-        deadline = Date.now() + STREAM_WAIT_MS;
+  // Ends the wait once nothing has been told for STREAM_WAIT_MS.
+  const quiet = new AbortController();
+  let quietTimer: NodeJS.Timeout | undefined;
+  const toldNow = () => {
+    clearTimeout(quietTimer);
+    quietTimer = setTimeout(() => quiet.abort(), STREAM_WAIT_MS);
+  };
+  const waiting = AbortSignal.any([stream.ended, quiet.signal]);
+  const changes = deps.backend.waits.changes(view.run, waiting);
+  try {
+    for (;;) {
+      const task = detailedTask(view, tool, deps.timing);
+      const ended = task.status !== 'working' && task.status !== 'input_required';
+      // A task that had ended before its tasks/result is answered without a word before.
+      if (ended && told === undefined) return { view, tool };
+      if (task.status !== told) {
+        await stream.status(legacyTask(view, tool, deps.timing));
+        told = task.status;
+        toldNow();
       }
+      if (ended) return { view, tool };
+      if (task.status === 'input_required') {
+        for (const [key, request] of Object.entries(task.inputRequests)) {
+          if (asked.has(key)) continue;
+          asked.add(key);
+          const id = inputRequestId(task.taskId, key);
+          asking(id);
+          await stream.ask(id, request, task.taskId);
+          toldNow();
+        }
+      }
+      if (waiting.aborted) return { view, tool };
+      try {
+        await changes.next();
+      } catch (err) {
+        if (waiting.aborted) return { view, tool };
+        throw err;
+      }
+      ({ view, tool } = await look());
     }
-    const remaining = deadline - Date.now();
-    if (remaining <= 0 || stream.ended.aborted) return { view, tool };
-    const next = LOOKS_MS[Math.min(pause, LOOKS_MS.length - 1)] as number;
-    await deps.backend.waits.forResult(view.run, Math.min(remaining, next), { gone: stream.ended });
-    ({ view, tool } = await look());
+  } finally {
+    clearTimeout(quietTimer);
   }
 }

@@ -59,7 +59,7 @@ export class TemporalBackend {
     if (slots) this.slots = slots;
     this.views = new RunViews(this.calls, options.serverSecret, stuckRuns);
     this.optionalAttributes = new OptionalAttributes(this.calls);
-    this.waits = new RunWaits(client);
+    this.waits = new RunWaits(this.calls);
     this.starts = new RunStarts({
       calls: this.calls,
       views: this.views,
