@@ -23,7 +23,8 @@ const changeKey = (task: DetailedTask) =>
     task.status === 'input_required' ? Object.keys(task.inputRequests).sort() : [],
   ]);
 
-export type Push = (task: DetailedTask) => void;
+/** Told each change a client would notice: the task as the extension shows it, and the view behind it. */
+export type Push = (task: DetailedTask, view: ExecutionView) => void;
 
 /**
  * How often a watch looks again at a run whose activity heartbeats while its history stays still: a
@@ -83,7 +84,7 @@ export class TaskWatches {
    */
   subscribe(first: ExecutionView, caller: Caller, push: Push, signal: AbortSignal): Promise<void> {
     const firstTask = this.task(first);
-    push(firstTask);
+    push(firstTask, first);
     if (terminal(firstTask) || signal.aborted) return Promise.resolve();
     const shared = this.watchOf(first, caller);
     shared.subscribers.add(push);
@@ -154,13 +155,14 @@ export class TaskWatches {
     let last = first;
     let lastKey = changeKey(this.task(first));
     // Each notification is a span of its own, linked to the trace of the run's start.
-    const notify = (task: DetailedTask) => {
+    const notify = (view: ExecutionView) => {
+      const task = this.task(view);
       if (tracing)
         recordPush(first.trace, 'notifications/tasks', {
           'mcp.task.id': task.taskId,
           'mcp.task.status': task.status,
         });
-      for (const push of watch.subscribers) push(task);
+      for (const push of watch.subscribers) push(task, view);
     };
     const follow = (): Following => ({
       feed: this.deps.backend.waits.changes(first.run, signal),
@@ -180,7 +182,7 @@ export class TaskWatches {
           // Its outcome now, from the run's close (one call that answers at once).
           const state = await this.deps.backend.waits.outcome(first.run, signal).catch(() => undefined);
           if (signal.aborted) return;
-          if (state) return notify(this.task({ ...last, lastUpdatedAt: new Date(), state }));
+          if (state) return notify({ ...last, lastUpdatedAt: new Date(), state });
         }
         let view: ExecutionView | undefined;
         try {
@@ -196,7 +198,7 @@ export class TaskWatches {
         if (signal.aborted || !view) return; // gone (its retention ended): nothing more will change
         const task = this.task(view);
         if (changeKey(task) !== lastKey) {
-          notify(task);
+          notify(view);
           lastKey = changeKey(task);
         }
         last = view;
