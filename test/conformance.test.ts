@@ -7,7 +7,7 @@
 // Node.js that CONFORMANCE_NODE names (a bin folder), else the one scripts/install-node.sh installs.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -181,4 +181,12 @@ test(`the conformance suite's ${REVISION} requirement set passes but for the sce
   assert.deepEqual(unexpected, [], 'failures outside test/fixtures/conformance/expected-failures.yaml');
   assert.deepEqual(stale, [], 'expected failures that now pass: remove them from the file');
   assert.equal(suite.code, 0, `the suite exited ${suite.code}:\n${suite.output.slice(-20_000)}`);
+  // The figures the docs quote (README.md, docs/conformance.md), checked by test/doc-facts.test.ts.
+  const figures = {
+    revision: REVISION,
+    date: new Date().toISOString().slice(0, 10),
+    scenarios: { total: results.size, passed: scenariosPassed, failed: results.size - scenariosPassed },
+    checks: { passed: checksPassed, failed: checksFailed, warnings },
+  };
+  writeFileSync(path('../docs/conformance-results.json'), `${JSON.stringify(figures, null, 2)}\n`);
 });
