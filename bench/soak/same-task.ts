@@ -1,7 +1,10 @@
 // Whether two task ids a client saw name one task: the same tool prefix and 128-bit body, whichever
 // form each has (the key, the key with its slot and run, or a `~` id of an unconfirmed start).
 function prefixAndBody(taskId: string): string | undefined {
-  const match = /^(.+)[-~]([A-Za-z0-9_-]{32,35})(\.[A-Za-z0-9_-]{35})?$/.exec(taskId);
+  // Read from the end, as the gateway does: a prefix may hold `-`, a body may begin with one.
+  const match =
+    /^(.+)~([A-Za-z0-9_-]{35})$/.exec(taskId) ??
+    /^(.+)-([A-Za-z0-9_-]{32})(?:\.[A-Za-z0-9_-]{35})?$/.exec(taskId);
   if (!match) return undefined;
   const body = Buffer.from(match[2] as string, 'base64url').subarray(0, 16);
   return `${match[1]} ${body.toString('hex')}`;

@@ -21,6 +21,8 @@ import type { RunViews } from './view.ts';
 
 /** The records' task queue: nothing polls it, so a record never runs, it only exists. */
 const KEY_TASK_QUEUE = 'mcp-idempotency-keys';
+/** The longest a start looks for a run of its key that was never recorded. */
+const UNRECORDED_LOOK_MS = 1_000;
 /** The records' workflow type (never executed). */
 export const KEY_WORKFLOW_TYPE = 'McpIdempotencyKey';
 
@@ -125,7 +127,8 @@ export class KeyedStarts {
 
   /**
    * A run of the key's without a record (its start's gateway died before it), found by its McpTaskId
-   * and recorded now; undefined when there is none (or the namespace lacks McpTaskId).
+   * and recorded now; undefined when there is none (or the namespace lacks McpTaskId, or visibility
+   * did not answer within UNRECORDED_LOOK_MS).
    */
   private async unrecorded(keyId: string, caller: Caller): Promise<OwnedRun | undefined> {
     if (!(await this.deps.optionalAttributes.registered()).has(MCP_TASK_ID.name)) return undefined;
@@ -133,13 +136,15 @@ export class KeyedStarts {
     const query =
       `${MCP_TASK_ID.name} = ${visibilityString(keyId)} AND ` +
       `${MCP_PRINCIPAL.name} = ${visibilityString(principalKeyword(caller.principal))}`;
-    const listed = await this.calls.call(async () => {
+    const look = async () => {
       for await (const run of this.calls.client.workflow.list({ query, pageSize: 10 })) {
         const slot = slotOf(serverSecret, caller.principal, run.workflowId);
         if (slot !== undefined) return runTaskId(serverSecret, keyId, { slot, runId: run.runId });
       }
       return undefined;
-    });
+    };
+    // A visibility store that does not answer soon holds no start up: the start goes on without it.
+    const listed = await this.calls.call(look, UNRECORDED_LOOK_MS).catch(() => undefined);
     const found = listed && (await this.views.owned(listed, caller));
     if (!found) return undefined;
     try {
