@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,6 +18,7 @@ import {
   ElicitRequestSchema,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { readSseFrames } from '../client/sse.ts';
 import { inputRequestId } from '../gateway/mcp/legacy-task-input.ts';
 import { taskHandle } from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';
@@ -216,6 +218,61 @@ describe('a 2025-11-25 client with tasks (SDK v1 client.experimental.tasks)', ()
       assert.equal((await answer(TOKENS.alice, key)).status, 202);
       assert.equal((await pollTask(alice, taskId, (status) => status === 'completed')).status, 'completed');
     } finally {
+      await alice.close();
+    }
+  });
+
+  test("an error answer by another principal naming a stream's input request does not end that stream; the owner's does", async () => {
+    const alice = await connect('alice');
+    const leave = new AbortController();
+    const taskId = await approvalTask(alice, 'legacy-foreign-refusal');
+    try {
+      await pollTask(alice, taskId, (status) => status === 'input_required');
+      const post = (token: string, body: Record<string, unknown>, signal?: AbortSignal) =>
+        fetch(stack.gateway.url, {
+          method: 'POST',
+          ...(signal ? { signal } : {}),
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', ...body }),
+        });
+      const stream = await post(
+        TOKENS.alice,
+        { id: 5, method: 'tasks/result', params: { taskId } },
+        leave.signal,
+      );
+      const frames = readSseFrames(stream.body as ReadableStream<Uint8Array>)[Symbol.asyncIterator]();
+      // The run's question comes as a request on the stream: its id names the task and the key.
+      let asked: { id?: string; method?: string } | undefined;
+      while (!asked?.method?.startsWith('elicitation/')) {
+        const frame = await frames.next();
+        assert.ok(!frame.done, 'the stream asked for input');
+        asked = frame.value.message as { id?: string; method?: string };
+      }
+      const refusal = { id: asked.id, error: { code: -32601, message: 'cannot answer' } };
+      assert.equal((await post(TOKENS.bob, refusal)).status, 202);
+      // Bob's refusal ended nothing: the stream is still open a while later (an absence, so a window).
+      const next = frames.next();
+      const still = await Promise.race([next.then(() => 'ended'), delay(1_500).then(() => 'open')]);
+      assert.equal(still, 'open', "another principal's error answer ended alice's stream");
+      // Alice's own refusal ends it at once, with the answer naming the respond companion.
+      assert.equal((await post(TOKENS.alice, refusal)).status, 202);
+      let last: unknown;
+      for (let frame = await next; !frame.done; frame = await frames.next()) last = frame.value.message;
+      assert.match(JSON.stringify(last), /respond_to_mining/);
+    } finally {
+      leave.abort();
+      await taskHandle(
+        stack.temporal.client,
+        'alice',
+        (await alice.experimental.tasks.listTasks()).tasks[0]?.taskId ?? '',
+      )
+        .cancel()
+        .catch(() => {});
       await alice.close();
     }
   });
