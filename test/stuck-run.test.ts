@@ -42,9 +42,14 @@ const logged: { taskId: string; message: string }[] = [];
 before(async () => {
   temporal = await startTestTemporal();
   dir = mkdtempSync(join(tmpdir(), 'test-stuck-run-'));
-  connection = await NativeConnection.connect({ address: temporal.server.address });
+  connection = await NativeConnection.connect({ address: temporal.address });
   // inlineBlob calls no activity.
-  worker = await Worker.create({ connection, taskQueue: 'fixture-artifacts', workflowsPath: WORKFLOWS });
+  worker = await Worker.create({
+    connection,
+    namespace: temporal.namespace,
+    taskQueue: 'fixture-artifacts',
+    workflowsPath: WORKFLOWS,
+  });
   running = worker.run();
   const env = {
     MCP_TOOLS_FILE: CATALOG,
@@ -52,7 +57,12 @@ before(async () => {
     // The task handle at once: the polls below are the subject.
     MCP_CLIENT_WAIT_BUDGETS: `${TASKS_CLIENT.clientInfo.name}=0`,
   };
-  patient = await startGateway({ temporalAddress: temporal.server.address, taskQueue: 'unused', env });
+  patient = await startGateway({
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
+    taskQueue: 'unused',
+    env,
+  });
   strictUrl = await strictGateway(env, {});
 });
 
@@ -60,7 +70,7 @@ before(async () => {
 async function strictGateway(env: Record<string, string>, extra: Record<string, string>): Promise<URL> {
   const config = await loadSettings({
     ...env,
-    TEMPORAL_ADDRESS: temporal.server.address,
+    ...temporal.env,
     MCP_PORT: '0',
     MCP_STUCK_RUN_GRACE_MS: String(GRACE_MS),
     // As the patient gateway (test support): the runs are looked at by their task ids.
