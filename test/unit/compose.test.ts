@@ -432,8 +432,9 @@ describe('docker-compose.yml', () => {
       const entries = [service(name).command ?? [], service(name).healthcheck?.test.slice(1) ?? []]
         .map(sourceEntry)
         .filter((entry): entry is string => entry !== undefined);
+      // Build outputs (dist/) are compiled from sources in the set; a fresh checkout has none yet.
       const code = entries
-        .flatMap((entry) => [...loadedBy(entry).files])
+        .flatMap((entry) => [...loadedBy(entry).files].filter((file) => !file.startsWith('dist/')))
         .map((file) => read(file))
         .join('\n');
       for (const variable of Object.keys(service(name).environment ?? {})) {
