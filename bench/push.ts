@@ -34,7 +34,7 @@ export interface PushResult {
   };
 }
 
-const OPERATIONS = ['describe', 'query', 'result-wait', 'signal', 'cancel'];
+const OPERATIONS = ['describe', 'query', 'result-wait', 'history-wait', 'signal', 'cancel'];
 
 function temporalCalls(before: Samples, after: Samples): number {
   let calls = 0;

@@ -2,6 +2,7 @@
 // behind each part, written to docs/benchmarks.md after every part (bench/run.ts). A part not run
 // yet is marked pending; a part that threw says so, with its error, and the rest is kept.
 import type { CompletionNoticeResult } from './completion-notice.ts';
+import { WAITS_HEADING, type WaitsResult, waitsSection, waitsSummaryRows } from './idle-waits.ts';
 import { LIMITS_HEADING, type LimitsResult, limitsSection } from './limits.ts';
 import { type LoadResult, type LoadSettings, loadProblems, renderLoad } from './load-outcomes.ts';
 import { type Machine, machineLine } from './machine.ts';
@@ -39,6 +40,7 @@ export interface BenchResults {
   peer?: PeerResult;
   scale?: ScaleResult[];
   push?: PushResult;
+  waits?: WaitsResult;
   miner?: { output: string } | { unavailable: string };
   load?: { options: LoadSettings; result: LoadResult };
   oauth?: OAuthSideResult;
@@ -60,6 +62,7 @@ export type PartKey =
   | 'miner'
   | 'load'
   | 'push'
+  | 'waits'
   | 'oauth'
   | 'tracing'
   | 'limits';
@@ -73,6 +76,7 @@ function summaryRows(r: BenchResults): Row[] {
   }
   if (r.peer) rows.push(...peerSummaryRows(r.peer));
   if (r.push) rows.push(...pushSummaryRows(r.push));
+  if (r.waits) rows.push(...waitsSummaryRows(r.waits));
   if (r.oauth) rows.push(...oauthSummaryRows(r.oauth));
   rows.push(...scaleSummaryRows(r.scale ?? []));
   if (r.load) rows.push(loadSummaryRow(r.load.options, r.load.result));
@@ -202,6 +206,7 @@ const PARTS: Part[] = [
   { key: 'oauth', heading: OAUTH_HEADING, section: (r) => r.oauth && oauthSection(r.oauth) },
   { key: 'tracing', heading: TRACING_HEADING, section: (r) => r.tracing && tracingSection(r.tracing) },
   { key: 'limits', heading: LIMITS_HEADING, section: (r) => r.limits && limitsSection(r.limits) },
+  { key: 'waits', heading: WAITS_HEADING, section: (r) => r.waits && waitsSection(r.waits) },
 ];
 
 const PENDING = 'Not measured yet (pending): the run had not got to this part when this file was written.';

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { compiledGateway, GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
 import { measureCompletionNotice } from './completion-notice.ts';
+import { measureWaits } from './idle-waits.ts';
 import { measureLimits } from './limits.ts';
 import { runLoad } from './load.ts';
 import { describeMachine } from './machine.ts';
@@ -53,6 +54,9 @@ const settings = {
   pushRounds: QUICK ? 10 : 40,
   pushSubscriptions: 200,
   capCalls: QUICK ? 60 : 200,
+  waitsWatched: QUICK ? 5 : 10,
+  waitsIdleMs: QUICK ? 25_000 : 45_000,
+  waitsRounds: QUICK ? 10 : 30,
 };
 const loadOptions = {
   tasks: QUICK ? 40 : 200,
@@ -63,7 +67,7 @@ const loadOptions = {
   deadlineMs: 10 * 60_000,
 };
 /** The parts measured against the run's own stack (bench/run-stack.ts), in the order they run. */
-const STACK_PARTS: PartKey[] = ['overhead', 'oauth', 'tracing', 'notice', 'peer', 'push', 'scale'];
+const STACK_PARTS: PartKey[] = ['overhead', 'oauth', 'tracing', 'notice', 'peer', 'push', 'waits', 'scale'];
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const began = performance.now();
@@ -165,6 +169,7 @@ async function stackParts(stack: RunStack): Promise<void> {
   await inlineGateway.stop().catch(() => {});
   await runner.run('peer', () => measurePeer(stack));
   await runner.run('push', () => measurePushPart(stack));
+  await runner.run('waits', () => measureWaitsPart(stack));
   await taskGateway.stop().catch(() => {});
   await runner.run('scale', () => measureScales(stack));
 }
@@ -223,6 +228,29 @@ async function measurePushPart(stack: RunStack): Promise<void> {
     pollIntervalMs: 2_000,
   });
   await pushGateway.stop();
+}
+
+async function measureWaitsPart(stack: RunStack): Promise<void> {
+  const { waitsWatched: watched, waitsIdleMs: idleMs, waitsRounds: rounds } = settings;
+  log(
+    `waits: ${watched} push watches on tasks waiting for a person over ${idleMs} ms, ${rounds} input rounds`,
+  );
+  const gateway = stack.started(
+    await startGatewayProcess({
+      temporalAddress: stack.temporal.server.address,
+      taskQueue: MINING_QUEUE,
+      waitBudgetMs: 0,
+      nodeArgs: stack.gatewayArgs,
+    }),
+  );
+  results.waits = await measureWaits({
+    url: gateway.url,
+    client: stack.temporal.client,
+    watched,
+    idleMs,
+    rounds,
+  });
+  await gateway.stop();
 }
 
 /** Both variants of the scale part; the report is saved after the first, too. */

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { auditRuns } from './soak/audit.ts';
 import { SoakCalls } from './soak/calls.ts';
 import { type Fault, runChaos } from './soak/chaos.ts';
-import type { Job, JobContext } from './soak/job-types.ts';
+import { type Job, type JobContext, noProbes } from './soak/job-types.ts';
 import { runLoad } from './soak/load.ts';
 import { renderSoak, type SoakResult, summarize } from './soak/report.ts';
 import { Random, type SoakSettings, soakSettings } from './soak/settings.ts';
@@ -33,7 +33,8 @@ export async function runSoak(settings: SoakSettings, log: (line: string) => voi
       deadline: until + settings.drainSeconds * 1_000,
       owners: new Map(),
       findings: [],
-      probes: { sent: 0, notFound: 0, inconclusive: 0 },
+      probes: noProbes(),
+      probed: 0,
       other: (principal) => {
         const others = stack.principals.filter((p) => p !== principal);
         return others[random.below(others.length)] as (typeof others)[number];

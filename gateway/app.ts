@@ -117,7 +117,6 @@ function mcp(
     catalog,
     timing: {
       ttlMs: settings.taskTtlMs,
-      watchIntervalMs: settings.pollIntervalMs,
       pollIntervalFor: pacedIntervals(settings.pollPacing),
     },
     listen: settings.listen,

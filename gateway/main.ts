@@ -32,8 +32,8 @@ if (tracing) enableTracing({ principalAttribute: config.tracePrincipal });
 const client = createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);
 const backend = new TemporalBackend(client, {
   ...backendOptions(config, serverSecret.secret),
-  // Only a poll reports a stuck run it ended, and polls come once the app below listens.
-  onStuckRun: (taskId, message) => app.log.warn({ taskId }, message),
+  // A poll or a start reports a stuck run it ended, and those come once the app below listens.
+  onStuckRun: ({ workflowId, runId }, message) => app.log.warn({ workflowId, runId }, message),
 });
 // JSON lines are written off the request path (pino flushes what is pending when the process
 // exits); on a terminal (or LOG_FORMAT=pretty), one readable line per request.

@@ -20,6 +20,8 @@ export interface DevServerOptions {
   /** SQLite file that keeps the server's state across restarts. */
   dbFilename: string;
   port?: number;
+  /** Serve the server's Prometheus metrics on this port (`/metrics`); the CLI's default when absent. */
+  metricsPort?: number;
   /** Serve the Web UI on this port; headless when absent. */
   uiPort?: number;
   /** The codec server the Web UI decodes payloads through (`--ui-codec-endpoint`). */
@@ -65,6 +67,7 @@ export class DevServer {
       '--log-level',
       'error',
     ];
+    if (options.metricsPort) args.push('--metrics-port', String(options.metricsPort));
     if (!options.uiPort) args.push('--headless');
     else {
       args.push('--ui-port', String(options.uiPort));

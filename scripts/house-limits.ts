@@ -1,6 +1,7 @@
 // `tsx scripts/house-limits.ts` (part of `npm run lint`): the house's measured limits, read off the
-// syntax tree of each product source file. No file over 300 lines (the error table excepted), no
-// function over 60 lines, no function with more than 4 parameters. Every product folder is held to
+// syntax tree of each product source file. No file over 400 lines (the error table excepted), no
+// function over 60 lines, no function with more than 4 parameters: past these, look again at what
+// the file or function holds (never split or merge only to fit them). Every product folder is held to
 // them: any violation fails the check (exit 1).
 // Lines are physical lines: a node's first line (after its leading comments) to its last, inclusive.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { basename, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-export const LIMITS = { fileLines: 300, functionLines: 60, parameters: 4 } as const;
+export const LIMITS = { fileLines: 400, functionLines: 60, parameters: 4 } as const;
 
 /** The error table, one module of every JSON-RPC error, may be long: this basename, under gateway/. */
 export const ERROR_TABLE_BASENAME = 'errors.ts';

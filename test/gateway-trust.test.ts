@@ -11,9 +11,15 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { KEY_WORKFLOW_TYPE } from '../gateway/temporal/keyed-start.ts';
 import { MCP_PRINCIPAL } from '../gateway/temporal/run-memo.ts';
-import { keyedTaskId } from '../gateway/temporal/task-ids.ts';
+import { keyedTaskId, newTaskId, runTaskId, taskKey } from '../gateway/temporal/task-ids.ts';
 import { calibrate, difficultyFor, type MinerSpeed } from './support/gateway-difficulty.ts';
-import { startGateway, TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
+import {
+  DEFAULT_CAP,
+  startGateway,
+  TEST_SERVER_SECRET,
+  type TestGateway,
+  taskHandle,
+} from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';
 import { PLAIN_CLIENT, PROTOCOL_VERSION, rpc, rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
@@ -48,7 +54,8 @@ async function gatewayWith(env: Record<string, string>, options: { pollIntervalM
     temporalNamespace: temporal.namespace,
     taskQueue: TASK_QUEUE,
     ...options,
-    env: { MCP_AUTH_TOKENS: AUTH_TOKENS, ...env },
+    // The product's default running-task cap: task ids name their slot and run, as users get them.
+    env: { MCP_AUTH_TOKENS: AUTH_TOKENS, ...DEFAULT_CAP, ...env },
   });
   gateways.push(started);
   return started;
@@ -74,6 +81,13 @@ after(async () => {
   await worker?.stop().catch(() => {});
   await temporal?.close();
 });
+
+/** Temporal calls the test process's gateways have made (the metric every call is timed in). */
+async function temporalCalls(): Promise<number> {
+  const text = await (await fetch(new URL('/metrics', gateway.origin))).text();
+  const counts = text.match(/^mcp_gateway_temporal_request_duration_seconds_count\{[^}]*\} \d+$/gm) ?? [];
+  return counts.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
 
 /** Every tool run in the namespace (not the cap's slot holders), from Temporal's visibility store. */
 async function allRuns(query?: string): Promise<Set<string>> {
@@ -164,7 +178,7 @@ describe('authentication', () => {
         await client.callTool({ name: 'start_mining', arguments: { difficulty: 8, blocks: 1 } }),
       );
       assert.equal(json.status, 'completed');
-      const description = await temporal.client.workflow.getHandle(String(json.workflow_id)).describe();
+      const description = await taskHandle(temporal.client, 'alice', String(json.workflow_id)).describe();
       assert.equal(description.memo?.principal, 'alice');
       assert.equal(description.typedSearchAttributes.get(MCP_PRINCIPAL), 'alice');
     } finally {
@@ -203,7 +217,10 @@ describe('a loopback bind other than 127.0.0.1', () => {
 describe("another principal's task", () => {
   test('polling, cancelling and answering it read exactly like an unknown task; the task is unharmed', async () => {
     const taskId = await startEndless('alice');
-    const unknown = 'mine-AAAAAAAAAAAAAAAAAAAAAA';
+    // Well formed and bob's own (his owner tag, a slot, a run id Temporal never gave): it gets past the
+    // tag and is answered by Temporal, where alice's id is refused by its tag before any call.
+    const secret = Buffer.from(TEST_SERVER_SECRET);
+    const unknown = runTaskId(secret, newTaskId(secret, 'bob', 'mine'), { slot: 0, runId: randomUUID() });
     const responses = { 'approve-publish-1': { action: 'accept', content: { approve: true } } };
 
     // Tasks methods: the same error object, code and message alike.
@@ -240,7 +257,16 @@ describe("another principal's task", () => {
       await bob.close();
     }
 
-    // Similar time: the same Temporal calls answer both (one describe).
+    // The unknown id reaches Temporal, the foreign one does not.
+    const callsOf = async (id: string) => {
+      const before = await temporalCalls();
+      await rpc(gateway.url, 'tasks/get', { taskId: id }, TASKS_CLIENT, as('bob'));
+      return (await temporalCalls()) - before;
+    };
+    assert.ok((await callsOf(unknown)) >= 1, 'the unknown id is looked up in Temporal');
+    assert.equal(await callsOf(taskId), 0, 'the foreign id is refused by its owner tag alone');
+
+    // Similar time: the refusal by tag is not told apart from a describe that found nothing.
     const time = async (id: string) => {
       const sent = performance.now();
       await rpc(gateway.url, 'tasks/get', { taskId: id }, TASKS_CLIENT, as('bob'));
@@ -262,7 +288,7 @@ describe("another principal's task", () => {
     // Unharmed: still running for its owner, no cancellation requested, no signal received.
     const own = await rpcResult(gateway.url, 'tasks/get', { taskId }, TASKS_CLIENT, as('alice'));
     assert.equal(own.status, 'working');
-    const handle = temporal.client.workflow.getHandle(taskId);
+    const handle = taskHandle(temporal.client, 'alice', taskId);
     assert.equal((await handle.describe()).status.name, 'RUNNING');
     const kinds = new Set(((await handle.fetchHistory()).events ?? []).map((e) => String(e.eventType)));
     for (const refused of [
@@ -288,7 +314,7 @@ describe('idempotent starts', () => {
     assert.equal(first.resultType, 'task');
     const taskId = String(first.taskId);
     assert.equal(
-      taskId,
+      taskKey(taskId),
       keyedTaskId(
         Buffer.from(TEST_SERVER_SECRET),
         'alice',
@@ -368,8 +394,8 @@ describe('idempotent starts', () => {
     assert.equal(structured(late).status, 'completed');
     assert.equal(structured(late).workflow_id, taskId);
     const runs = [];
-    for await (const run of temporal.client.workflow.list({ query: `WorkflowId = "${taskId}"` }))
-      runs.push(run);
+    const runsOfKey = `McpTaskId = "${taskKey(taskId)}" AND WorkflowType != "${KEY_WORKFLOW_TYPE}"`;
+    for await (const run of temporal.client.workflow.list({ query: runsOfKey })) runs.push(run);
     assert.equal(runs.length, 1, 'one run for the key, however often it was started');
   });
 });
@@ -393,11 +419,14 @@ describe('running-task cap', () => {
       as('capped'),
     );
     assert.equal(refused.error?.code, -32000);
+    // What the refusal says is running is what Temporal has running, counted apart from it.
+    const runningNow = (await temporal.client.workflow.count(query)).count;
+    assert.equal(runningNow, 2, 'Temporal has the two runs running');
     assert.match(
       refused.error?.message ?? '',
-      /Too many running tasks: "capped" has 2 running \(the limit is 2\)/,
+      new RegExp(`Too many running tasks: "capped" has ${runningNow} running \\(the limit is 2\\)`),
     );
-    assert.deepEqual(refused.error?.data, { reason: 'running_task_limit', running: 2, limit: 2 });
+    assert.deepEqual(refused.error?.data, { reason: 'running_task_limit', running: runningNow, limit: 2 });
     assert.equal((await temporal.client.workflow.count(`${MCP_PRINCIPAL.name} = "capped"`)).count, 2);
 
     const other = await startEndless('bob', capped);

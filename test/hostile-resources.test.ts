@@ -1,11 +1,13 @@
 // Resources as an attacker would try them, black box, against a compiled gateway process on real
 // Temporal with the local artifact store and a real authorization server: a reference copied into
 // another principal's result or into a later run of the same slot, a forged id, a FIFO, links to elsewhere and to /dev/zero in the store's
-// folder, resources/list with a token lacking a tool's scope, and 30 concurrent reads of a 24 MiB
-// artifact with the gateway's memory sampled and /healthz asked throughout.
+// folder, resources/list with a token lacking a tool's scope, 30 concurrent reads of a 24 MiB
+// artifact with the gateway's memory sampled and /healthz asked throughout, and reads whose client
+// leaves in the middle of the answer giving their share of the read budget back.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -17,7 +19,7 @@ import { freePort } from '../launcher/free-port.ts';
 import { artifactActivities, seededBytes } from './fixtures/activities/artifacts.ts';
 import { type GatewayProcess, startGatewayProcess } from './support/gateway-process.ts';
 import { TEST_SERVER_SECRET } from './support/gateway-server.ts';
-import { type Framing, rpc, rpcResult } from './support/mcp-http.ts';
+import { type Framing, framedHeaders, framedRequest, rpc, rpcResult } from './support/mcp-http.ts';
 import {
   type AsClient,
   signingKey,
@@ -337,5 +339,59 @@ describe('30 concurrent reads of a 24 MiB artifact', () => {
     assert.ok(served.length >= 1, 'some reads are served');
     assert.ok(peakMb < 512, `peak resident ${peakMb.toFixed(0)} MB`);
     assert.ok(health.length > 0 && health.every((ms) => ms >= 0), '/healthz answered 200 throughout');
+  });
+});
+
+/**
+ * Sends resources/read of `uri` and leaves once the first bytes of the answer have come: resolves
+ * with those bytes' count after the connection is gone.
+ */
+function readAndLeave(
+  uri: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; got: number }> {
+  const body = JSON.stringify(framedRequest('resources/read', { uri }, INLINE));
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(gateway.url, {
+      method: 'POST',
+      headers: { ...framedHeaders('resources/read', { uri }), ...headers },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      res.once('data', (chunk: Buffer) => {
+        res.destroy();
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, got: chunk.length });
+      });
+      res.once('end', () => reject(new Error('the whole answer came before the client could leave')));
+    });
+    req.end(body);
+  });
+}
+
+describe('a client that leaves in the middle of an answer', () => {
+  test('its read gives its share of the budget back: a later read by the same principal is served', async () => {
+    const size = 16 * MIB;
+    const run = await call('write_report', { bytes: size, seed: 9, name: 'left.bin' }, as('bob'));
+    const uri = run.artifacts[0]?.uri ?? '';
+    // As many reads left mid-answer as a principal may have at once (2 by default): had any kept its
+    // share, the principal would be refused artifact_reads_busy from then on.
+    for (let i = 0; i < 2; i++) {
+      const left = await readAndLeave(uri, as('bob'));
+      assert.equal(left.status, 200);
+      assert.ok(left.got > 0 && left.got < size, `left after ${left.got} bytes of the answer`);
+    }
+    const later = await eventually(
+      async () => {
+        const answer = await read(uri, as('bob'));
+        return reasonOf(answer) === 'artifact_reads_busy' ? undefined : answer;
+      },
+      5_000,
+      'a read by the same principal to be served',
+      100,
+    );
+    assert.equal(reasonOf(later), 'served');
+    const blob = ((later.result?.contents ?? []) as { blob: string }[])[0]?.blob ?? '';
+    assert.equal(Buffer.from(blob, 'base64').length, size);
   });
 });

@@ -20,6 +20,9 @@ import {
 import { inputRequestId } from '../gateway/mcp/legacy-task-input.ts';
 import { taskHandle } from './support/gateway-server.ts';
 import { structured } from './support/mcp-clients.ts';
+import { TASKS_CLIENT } from './support/mcp-http.ts';
+import { scrape } from './support/metrics-scrape.ts';
+import { listen } from './support/sse-listen.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
 import { eventually } from './support/temporal.ts';
 
@@ -278,6 +281,58 @@ async function mcp1Python(): Promise<string> {
   });
   return stdout.trim().split('\n').at(-1) ?? '';
 }
+
+describe('tasks/result streams beside push streams', () => {
+  test("a tasks/result stream is counted with the principal's push streams and served by the task's one watch", async () => {
+    const gateway = await stack.extraGateway({
+      env: {
+        MCP_AUTH_TOKENS: `alice:${TOKENS.alice},bob:${TOKENS.bob}`,
+        MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL: '2',
+      },
+    });
+    const headers = { authorization: `Bearer ${TOKENS.alice}` };
+    const client = await connect('alice');
+    const taskId = await approvalTask(client, 'counted');
+    await client.close();
+    const push = await listen(gateway.url, { taskIds: [taskId] }, TASKS_CLIENT, headers);
+    const leave = new AbortController();
+    try {
+      assert.equal((await push.next(5_000))?.method, 'notifications/subscriptions/acknowledged');
+      // The same task on a 2025-11-25 tasks/result stream: the second stream of alice's.
+      const result = await fetch(gateway.url, {
+        method: 'POST',
+        signal: leave.signal,
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/result', params: { taskId } }),
+      });
+      assert.equal(result.status, 200);
+      // One Temporal watch serves both.
+      const watches = await eventually(
+        async () => {
+          const open = (await scrape(gateway.origin)).get('mcp_gateway_task_watches');
+          return open === 1 ? open : undefined;
+        },
+        5_000,
+        'one task watch',
+      );
+      assert.equal(watches, 1);
+      // A third stream of alice's is refused: the tasks/result stream holds a stream of hers.
+      const third = await listen(gateway.url, { taskIds: [taskId] }, TASKS_CLIENT, headers);
+      const refused = (await third.next(5_000)) as { error?: { data?: { reason?: string } } } | undefined;
+      third.close();
+      assert.equal(refused?.error?.data?.reason, 'principal_subscription_limit', JSON.stringify(refused));
+    } finally {
+      leave.abort();
+      push.close();
+      await taskHandle(stack.temporal.client, 'alice', taskId).cancel();
+    }
+  });
+});
 
 describe('a 2025-11-25 client with tasks (Python SDK 1.27.2 session.experimental)', () => {
   test('a long run, input answered (companion, then on the stream), a cancellation, the caller list; another principal refused', async () => {

@@ -2,7 +2,7 @@
 // over HTTP: a poll of a run that publishes is one describe and no query; it answers with every
 // worker stopped; a run waiting for a person is found by McpTaskStatus; a run that only answers the
 // query (as one started before publishing existed) still polls; and where the namespace lacks
-// McpTaskStatus, the gateway works and says so once.
+// McpTaskStatus and McpTaskId, the gateway works and says so once for each.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -188,7 +188,7 @@ describe('a run that only answers the progress query', () => {
   });
 });
 
-describe('a namespace without McpTaskStatus', () => {
+describe('a namespace without McpTaskStatus and McpTaskId', () => {
   let bare: TestTemporal;
   before(async () => {
     bare = await startOwnTestTemporal({ McpTool: 'Keyword', McpPrincipal: 'Keyword' });
@@ -197,7 +197,7 @@ describe('a namespace without McpTaskStatus', () => {
     await bare?.close();
   });
 
-  test('the gateway says so once at start, and runs start and publish without it', async () => {
+  test('the gateway says so once at start for each, and runs start and publish without them', async () => {
     const bareWorker = await startWorker(bare);
     const gatewayProcess = await startGatewayProcess(await freePort(), {
       ...bare.env,
@@ -207,9 +207,13 @@ describe('a namespace without McpTaskStatus', () => {
     });
     try {
       const said = await eventually(
-        async () => (/McpTaskStatus is not registered/.test(gatewayProcess.output()) ? true : undefined),
+        async () =>
+          /McpTaskStatus is not registered/.test(gatewayProcess.output()) &&
+          /McpTaskId is not registered/.test(gatewayProcess.output())
+            ? true
+            : undefined,
         10_000,
-        'the missing attribute named in the log',
+        'the missing attributes named in the log',
       );
       assert.ok(said);
       const created = await rpcResult(
@@ -229,8 +233,10 @@ describe('a namespace without McpTaskStatus', () => {
         'the published progress',
       );
       assert.equal(task.status, 'working');
-      const matches = gatewayProcess.output().match(/McpTaskStatus is not registered/g) ?? [];
-      assert.equal(matches.length, 1, 'said once');
+      for (const name of ['McpTaskStatus', 'McpTaskId']) {
+        const matches = gatewayProcess.output().match(new RegExp(`${name} is not registered`, 'g')) ?? [];
+        assert.equal(matches.length, 1, `${name}: said once`);
+      }
       await taskHandle(bare.client, ANONYMOUS, taskId).signal(paceStep, { finish: true });
     } finally {
       await gatewayProcess.stop();

@@ -215,22 +215,34 @@ function idleStartIn(name: string) {
 
 test('a slot whose look fails counts as taken: the start takes a free slot, or is refused at the cap', async () => {
   const { client, failing } = describeSeam();
-  const slots = new RunningTaskSlots(client, {
-    serverSecret: SECRET,
-    limit: 2,
-    calls: { call: (fn) => fn() },
-  });
+  const limit = 8;
+  const slots = new RunningTaskSlots(client, { serverSecret: SECRET, limit, calls: { call: (fn) => fn() } });
   const startIn = idleStartIn('looks');
-  const one = await slots.start('looks', startIn);
-  const two = await slots.start('looks', startIn);
-  await one.terminate('ended');
-  failing.add(two.workflowId);
-  // Full at a glance: every slot is looked at; the ended one is taken, the one not looked at is left alone.
-  const three = await slots.start('looks', startIn);
-  assert.equal(three.workflowId, one.workflowId);
-  await assert.rejects(slots.start('looks', startIn), RunningTaskLimitError);
-  assert.equal((await temporal.client.workflow.getHandle(two.workflowId).describe()).status.name, 'RUNNING');
-  for (const handle of [two, three]) await handle.terminate('done');
+  // Tries begin at slot 0: six starts hold slots 0-5; slots 6 and 7 are free, and only a look finds them.
+  const held = [];
+  for (let i = 0; i < 6; i++) held.push(await slots.start('looks', startIn, 0));
+  const [six, seven] = [6, 7].map((slot) => slotWorkflowId(SECRET, 'looks', slot)) as [string, string];
+  const neverStarted = async (workflowId: string) =>
+    temporal.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .then(
+        () => false,
+        () => true,
+      );
+  // Both free slots cannot be looked at: the start is refused at the cap, and neither is started.
+  failing.add(six);
+  failing.add(seven);
+  await assert.rejects(slots.start('looks', startIn, 0), RunningTaskLimitError);
+  assert.ok((await neverStarted(six)) && (await neverStarted(seven)), 'a slot not looked at is left alone');
+  // One of them can be looked at again: the start takes that free slot, never the one it cannot see.
+  failing.delete(seven);
+  const taken = await slots.start('looks', startIn, 0);
+  held.push(taken);
+  assert.equal(taken.workflowId, seven);
+  assert.ok(await neverStarted(six), 'the slot not looked at is still left alone');
+  await assert.rejects(slots.start('looks', startIn, 0), RunningTaskLimitError);
+  for (const handle of held) await handle.terminate('done');
 });
 
 test('the look at a large cap describes 16 slots at a time and stops at the first free slot it takes', async () => {

@@ -2,9 +2,12 @@
 // polls, cancels and input answers from six principals through two gateway processes, while a
 // worker, a gateway and the Temporal dev server are each SIGKILLed and restarted at least once.
 // Every accepted call is then accounted for from Temporal's own records: one run per idempotency
-// key, closed completed or cancelled, under its own principal; no principal read another's task.
+// key, closed completed or cancelled, under its own principal. Other principals probe each task on
+// every path that names, lists, pushes or serves a task (bench/soak/probe.ts): each path is probed,
+// none shows anything of another principal, and no run took an input another principal sent.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PROBE_PATHS } from '../bench/soak/job-types.ts';
 import { renderSoak } from '../bench/soak/report.ts';
 import { soakSettings } from '../bench/soak/settings.ts';
 import { runSoak } from '../bench/soak.ts';
@@ -34,6 +37,8 @@ test('a minute under load and faults at once: nothing lost, nothing run twice, n
   assert.deepEqual(audit.unfinished, [], 'every accepted call ended');
   assert.deepEqual(audit.duplicates, [], 'no call run twice');
   assert.deepEqual(audit.refusedButRan, [], 'no refused call ran');
+  const crossPrincipal = result.findings.filter((finding) => finding.kind === 'cross_principal');
+  assert.deepEqual(crossPrincipal, [], 'no cross-principal finding');
   assert.deepEqual(result.findings, [], 'no answer about another principal’s task, no wrong answer');
   assert.ok(result.accepted >= 60, `${result.accepted} calls accepted`);
   assert.equal(
@@ -42,6 +47,10 @@ test('a minute under load and faults at once: nothing lost, nothing run twice, n
     'every accepted call completed or cancelled',
   );
   assert.ok(audit.cancelled > 0 && result.answeredInput > 0, 'cancels and input answers were among them');
-  assert.ok(result.probes.notFound > 0, 'other principals probed the tasks and found nothing');
+  for (const path of PROBE_PATHS)
+    assert.ok(
+      result.probes[path].unknown > 0,
+      `${path}: probed and answered as for an unknown task (${JSON.stringify(result.probes[path])})`,
+    );
   assert.ok(result.ok);
 });

@@ -3,7 +3,9 @@
 // run running while MCP_STUCK_RUN_GRACE_MS lasts; past the grace, counted from the WorkflowTaskFailed
 // event, a poll ends it and logs one line naming it. Two gateways with one secret, as two replicas.
 // Under the running-task cap, a start that finds the slot held by a run stuck past the grace ends it
-// and takes the slot, with nobody polling in between.
+// and takes the slot, with nobody polling in between. Every gateway runs with the product's default
+// running-task cap: a task's run holds a slot's workflow id, and the line naming an ended run names
+// its run id as well.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +19,13 @@ import { buildApp } from '../gateway/app.ts';
 import { backendOptions, loadSettings } from '../gateway/settings/index.ts';
 import { TemporalBackend } from '../gateway/temporal/backend.ts';
 import { slotWorkflowId } from '../gateway/temporal/task-ids.ts';
-import { startGateway, TEST_SERVER_SECRET, type TestGateway } from './support/gateway-server.ts';
+import {
+  DEFAULT_CAP,
+  startGateway,
+  TEST_SERVER_SECRET,
+  type TestGateway,
+  taskHandle,
+} from './support/gateway-server.ts';
 import { rpc, rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
 import { listen } from './support/sse-listen.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
@@ -37,7 +45,7 @@ let patient: TestGateway;
 /** A gateway with GRACE_MS, and the lines it logged of runs it ended (with every other such gateway). */
 let strictUrl: URL;
 const apps: FastifyInstance[] = [];
-const logged: { taskId: string; message: string }[] = [];
+const logged: { workflowId: string; runId: string; message: string }[] = [];
 
 before(async () => {
   temporal = await startTestTemporal();
@@ -56,6 +64,7 @@ before(async () => {
     MCP_ARTIFACT_DIR: dir,
     // The task handle at once: the polls below are the subject.
     MCP_CLIENT_WAIT_BUDGETS: `${TASKS_CLIENT.clientInfo.name}=0`,
+    ...DEFAULT_CAP,
   };
   patient = await startGateway({
     temporalAddress: temporal.address,
@@ -73,13 +82,11 @@ async function strictGateway(env: Record<string, string>, extra: Record<string, 
     ...temporal.env,
     MCP_PORT: '0',
     MCP_STUCK_RUN_GRACE_MS: String(GRACE_MS),
-    // As the patient gateway (test support): the runs are looked at by their task ids.
-    MCP_MAX_RUNNING_TASKS: '0',
     ...extra,
   });
   const backend = new TemporalBackend(temporal.client, {
     ...backendOptions(config, Buffer.from(TEST_SERVER_SECRET)),
-    onStuckRun: (taskId, message) => logged.push({ taskId, message }),
+    onStuckRun: ({ workflowId, runId }, message) => logged.push({ workflowId, runId, message }),
   });
   const app = buildApp(config, { backend });
   apps.push(app);
@@ -126,7 +133,9 @@ function settled(url: URL, taskId: string) {
   );
 }
 
-const describeRun = (taskId: string) => temporal.client.workflow.getHandle(taskId).describe();
+/** The run of a task the gateways started without tokens (the anonymous principal's). */
+const runOf = (taskId: string) => taskHandle(temporal.client, 'anonymous', taskId);
+const describeRun = (taskId: string) => runOf(taskId).describe();
 
 test('within the grace, polls and a push answer failed (result_too_large) and the run keeps running', async () => {
   const taskId = await startStuckRun(patient.url);
@@ -163,7 +172,7 @@ test('past the grace, counted from the WorkflowTaskFailed event, a poll ends it,
     'the strict gateway to end the run',
   );
   assert.equal(closed.status.name, 'TERMINATED');
-  const history = await temporal.client.workflow.getHandle(taskId).fetchHistory();
+  const history = await runOf(taskId).fetchHistory();
   const failedEvent = history.events?.find((event) => event.workflowTaskFailedEventAttributes);
   const at = failedEvent?.eventTime;
   const failedAt = Number(at?.seconds) * 1000 + Math.floor((at?.nanos ?? 0) / 1e6);
@@ -176,9 +185,13 @@ test('past the grace, counted from the WorkflowTaskFailed event, a poll ends it,
   // Another replica, and the strict one again, answer the ended run the same way; no second line.
   await assertTooLarge(patient.url, taskId);
   await assertTooLarge(strictUrl, taskId);
-  const lines = logged.filter((line) => line.taskId === taskId);
+  // The line names the run: its slot's workflow id is reused run after run.
+  const lines = logged.filter((line) => line.workflowId === closed.workflowId && line.runId === closed.runId);
   assert.equal(lines.length, 1, JSON.stringify(logged));
-  assert.match(lines[0]?.message ?? '', new RegExp(`terminated run ${taskId}: .*size cause`));
+  assert.match(
+    lines[0]?.message ?? '',
+    new RegExp(`terminated run ${closed.workflowId} \\(run id ${closed.runId}\\): .*size cause`),
+  );
 });
 
 test('under a cap of 1, a start past the grace ends the run stuck in the slot and takes it, with no poll between', async () => {
@@ -220,7 +233,9 @@ test('under a cap of 1, a start past the grace ends the run stuck in the slot an
   assert.ok(next.result, `the start was refused: ${JSON.stringify(next.error)}`);
   const ended = await temporal.client.workflow.getHandle(failing.workflowId, failing.runId).describe();
   assert.equal(ended.status.name, 'TERMINATED');
-  const lines = logged.filter((line) => line.taskId === failing.workflowId);
+  const lines = logged.filter(
+    (line) => line.workflowId === failing.workflowId && line.runId === failing.runId,
+  );
   assert.equal(lines.length, 1, JSON.stringify(logged));
   assert.match(lines[0]?.message ?? '', /terminated run .*size cause/);
   // The answer a poll gives the stuck task is the same as before.

@@ -1,14 +1,15 @@
 // The accounting, from Temporal's own records: every mineChain run on the soak's task queue, listed
 // through the Temporal client (a run the list shows running is described before it counts as
 // unfinished), with its McpPrincipal search attribute and the task and idempotency key its memo keeps. Each
-// accepted call must have exactly one run, closed completed or cancelled, under its own principal.
+// accepted call must have exactly one run, closed completed or cancelled, under its own principal,
+// and no input another principal sent for it (PROBE_MARKER) in its history.
 
 import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/client';
 import protos from '@temporalio/proto';
 import { pollUntil } from '../../common/poll.ts';
 import { MCP_PRINCIPAL } from '../../gateway/temporal/run-memo.ts';
 import { MINE_CHAIN_WORKFLOW } from '../../workflows/mining/types.ts';
-import type { Finding, Job } from './job-types.ts';
+import { type Finding, type Job, PROBE_MARKER } from './job-types.ts';
 import { sameTask } from './same-task.ts';
 
 /** How long visibility gets to list every accepted call's run, closed. */
@@ -62,6 +63,7 @@ export async function auditRuns(address: string, taskQueue: string, jobs: readon
       findings: [],
     };
     for (const job of accepted) judgeJob(audit, job, await truth(client, byKey.get(job.key) ?? [], audit));
+    for (const run of runs) await foreignInput(client, run, audit);
     const byTask = new Map(runs.map((run) => [run.workflowId, run.run]));
     for (const list of [audit.lost, audit.unfinished])
       for (const [i, line] of list.entries()) list[i] = `${line}${await story(client, line, byTask)}`;
@@ -147,6 +149,33 @@ async function story(client: Client, line: string, byTask: Map<string, RunRecord
     );
   } catch (err) {
     return `; history unreadable: ${(err as Error).message}`;
+  }
+}
+
+/** A signal in the run's history carrying an input another principal's probe sent: a finding. */
+async function foreignInput(client: Client, run: RunRecord, audit: Audit): Promise<void> {
+  let events: protos.temporal.api.history.v1.IHistoryEvent[];
+  try {
+    events = (await client.workflow.getHandle(run.run.workflowId, run.run.runId).fetchHistory()).events ?? [];
+  } catch (err) {
+    audit.findings.push({
+      kind: 'wrong_answer',
+      text: `run ${run.workflowId}: its history could not be read for foreign input: ${(err as Error).message}`,
+    });
+    return;
+  }
+  const marker = Buffer.from(PROBE_MARKER);
+  for (const event of events) {
+    const payloads = event.workflowExecutionSignaledEventAttributes?.input?.payloads ?? [];
+    if (payloads.some((payload) => Buffer.from(payload.data ?? []).includes(marker)))
+      audit.findings.push({
+        kind: 'cross_principal',
+        text: `${run.principal}'s run ${run.workflowId} took another principal's input: ${Buffer.from(
+          payloads[0]?.data ?? [],
+        )
+          .toString()
+          .slice(0, 200)}`,
+      });
   }
 }
 

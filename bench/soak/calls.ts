@@ -27,6 +27,8 @@ export interface CallRecord {
 
 export interface CallOptions {
   framing: Framing;
+  /** As a 2025-11-25 client sends it: that revision's header, no per-request envelope. */
+  legacy?: boolean;
   /** A probe of another principal's task: its refusal is the expected answer, not counted as one. */
   probe?: boolean;
 }
@@ -39,6 +41,12 @@ export class SoakCalls {
 
   constructor(private readonly urls: readonly URL[]) {}
 
+  /** The next gateway in turn (for a call this class does not make: a stream). */
+  nextUrl(): { gateway: number; url: URL } {
+    const gateway = this.turn++ % this.urls.length;
+    return { gateway, url: this.urls[gateway] as URL };
+  }
+
   /** One JSON-RPC request as `principal`, to the next gateway in turn; never throws. */
   async call(
     principal: Principal,
@@ -46,10 +54,15 @@ export class SoakCalls {
     params: Record<string, unknown>,
     options: CallOptions,
   ): Promise<Answer> {
-    const gateway = this.turn++ % this.urls.length;
-    const url = this.urls[gateway] as URL;
+    const { gateway, url } = this.nextUrl();
     const sent = Date.now();
-    const answer = await send(url, method, params, { framing: options.framing, token: principal.token });
+    const request = options.legacy
+      ? { headers: LEGACY_HEADERS, body: { jsonrpc: '2.0', id: nextLegacyId++, method, params } }
+      : {
+          headers: framedHeaders(method, params),
+          body: framedRequest(method, params, options.framing),
+        };
+    const answer = await send(url, request, principal.token);
     this.records.push({
       method: method === 'tools/call' ? String(params.name) : method,
       gateway,
@@ -64,19 +77,26 @@ export class SoakCalls {
   }
 }
 
+/** The headers of a 2025-11-25 client's POST. */
+export const LEGACY_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
+let nextLegacyId = 1;
+
 async function send(
   url: URL,
-  method: string,
-  params: Record<string, unknown>,
-  { framing, token }: { framing: Framing; token: string },
+  request: { headers: Record<string, string>; body: unknown },
+  token: string,
 ): Promise<Answer> {
   let response: Response;
   let text: string;
   try {
     response = await fetch(url, {
       method: 'POST',
-      headers: { ...framedHeaders(method, params), authorization: `Bearer ${token}` },
-      body: JSON.stringify(framedRequest(method, params, framing)),
+      headers: { ...request.headers, authorization: `Bearer ${token}` },
+      body: JSON.stringify(request.body),
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
     text = await response.text();

@@ -33,6 +33,43 @@ export interface Finding {
   text: string;
 }
 
+/** Every way a principal can name or see another's task; the soak probes each. */
+export const PROBE_PATHS = [
+  'tasks/get',
+  'tasks/cancel',
+  'tasks/update',
+  'get_mining_result',
+  'cancel_mining',
+  'respond_to_mining',
+  'subscriptions/listen',
+  'resources/read',
+  'resources/list',
+  '2025-11-25 tasks/get',
+  '2025-11-25 tasks/result',
+  '2025-11-25 tasks/list',
+  '2025-11-25 input answer',
+] as const;
+
+export type ProbePath = (typeof PROBE_PATHS)[number];
+
+/** A path's probes: sent, answered as for a task that does not exist (or nothing foreign shown), unanswered in a fault. */
+interface ProbeCount {
+  sent: number;
+  unknown: number;
+  inconclusive: number;
+}
+
+export type Probes = Record<ProbePath, ProbeCount>;
+
+export function noProbes(): Probes {
+  return Object.fromEntries(
+    PROBE_PATHS.map((path) => [path, { sent: 0, unknown: 0, inconclusive: 0 }]),
+  ) as Probes;
+}
+
+/** What a probe carries in any input it sends, so a run's history shows whether one ever got through. */
+export const PROBE_MARKER = 'soak-foreign-probe';
+
 export interface JobContext {
   calls: SoakCalls;
   /** Gives up after this (epoch ms). */
@@ -42,5 +79,7 @@ export interface JobContext {
   findings: Finding[];
   /** Another principal than `principal`, to probe its task. */
   other(principal: Principal): Principal;
-  probes: { sent: number; notFound: number; inconclusive: number };
+  probes: Probes;
+  /** Counts the jobs probed, to spread the probes of listings, push and resources over them. */
+  probed: number;
 }

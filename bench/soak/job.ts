@@ -10,7 +10,7 @@ import { PLAIN_CLIENT, TASKS_CLIENT } from '../../test/support/mcp-http.ts';
 import { ended, readAnswer, type Seen, transient } from './answers.ts';
 import type { Answer } from './calls.ts';
 import type { Finding, Job, JobContext } from './job-types.ts';
-import { probeForeign } from './probe.ts';
+import { probeForeign, probeForeignInput } from './probe.ts';
 import { sameTask } from './same-task.ts';
 
 const RETRY_MS = 300;
@@ -108,15 +108,19 @@ async function look(job: Job, ctx: JobContext): Promise<Seen | undefined> {
 async function follow(job: Job, first: Seen, ctx: JobContext): Promise<void> {
   let now = first;
   let cancelled = false;
+  let probedInput = false;
   while (!ended(now.status)) {
     if (Date.now() >= ctx.deadline) {
       job.final = 'abandoned';
       return;
     }
     if (job.kind === 'cancel' && !cancelled) cancelled = await cancel(job, ctx);
-    else if (job.kind === 'input' && now.status === 'input_required' && !job.answered)
-      job.answered = await answerInput(job, ctx, now.inputKeys[0] ?? 'approve-publish-1');
-    else await delay(Math.min(2_000, Math.max(250, now.pollMs ?? 500)));
+    else if (job.kind === 'input' && now.status === 'input_required' && !job.answered) {
+      const key = now.inputKeys[0] ?? 'approve-publish-1';
+      if (!probedInput) await probeForeignInput(job, ctx, key);
+      probedInput = true;
+      job.answered = await answerInput(job, ctx, key);
+    } else await delay(Math.min(2_000, Math.max(250, now.pollMs ?? 500)));
     now = (await look(job, ctx)) ?? now;
     if (now.status === 'not_found') {
       finding(ctx, 'wrong_answer', job, `its accepted task ${job.workflowId} read as not found`);

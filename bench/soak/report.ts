@@ -4,7 +4,7 @@
 import type { Audit } from './audit.ts';
 import type { CallRecord, SoakCalls } from './calls.ts';
 import { type Fault, seconds } from './chaos.ts';
-import type { Finding, Job, JobContext } from './job-types.ts';
+import { type Finding, type Job, type JobContext, PROBE_PATHS } from './job-types.ts';
 import type { SoakSettings } from './settings.ts';
 
 /** A fault's window runs from the kill until this long after it is back (clients reconnecting). */
@@ -145,6 +145,17 @@ const listed = (counts: Record<string, number>) =>
     .map(([reason, count]) => `${reason} ${count}`)
     .join(', ') || 'none';
 
+/** The probes of each path, a few to a line. */
+function probeLines(probes: JobContext['probes']): string[] {
+  const cells = PROBE_PATHS.map((path) => {
+    const { sent, unknown, inconclusive } = probes[path];
+    return `${path} ${sent} (${unknown}/${inconclusive})`;
+  });
+  const lines: string[] = [];
+  for (let i = 0; i < cells.length; i += 4) lines.push(`  ${cells.slice(i, i + 4).join('; ')}`);
+  return lines;
+}
+
 export function renderSoak(r: SoakResult): string {
   const s = r.settings;
   const a = r.audit;
@@ -161,7 +172,8 @@ export function renderSoak(r: SoakResult): string {
       `duplicates ${a.duplicates.length}, refused but ran ${a.refusedButRan.length}; ` +
       `runs the list showed open that a describe found closed ${a.visibilityLag}`,
     `cross-principal findings ${crossPrincipal}, other findings ${r.findings.length - crossPrincipal}; probes of ` +
-      `another principal's task: ${r.probes.sent} (${r.probes.notFound} not found, ${r.probes.inconclusive} unanswered in a fault)`,
+      `another principal's task by path (sent: answered as unknown or showing nothing foreign / unanswered in a fault):`,
+    ...probeLines(r.probes),
     `HTTP calls ${r.calls}; refused by reason: ${listed(r.refusals)}`,
     `faults: ${r.windows.length} (${kinds}); a window runs from the kill to ${SETTLE_MS / 1_000} s after the process is ` +
       'back, and holds every call open in it (a call open in two, in the first)',

@@ -191,21 +191,21 @@ function runningTaskLimit({ principal, running, limit }: RunningTaskLimitError):
   );
 }
 
-/** Too many task subscriptions open on this gateway. */
+/** Too many task streams (push subscriptions and tasks/result streams) open on this gateway. */
 export function subscriptionLimit(limit: number): ProtocolError {
   return new ProtocolError(
     LIMIT_EXCEEDED,
-    `Too many task subscriptions open on this gateway (the limit is ${limit}, ` +
+    `Too many task streams (subscriptions/listen and tasks/result) open on this gateway (the limit is ${limit}, ` +
       'MCP_LISTEN_MAX_STREAMS); poll with tasks/get or try again later',
     { reason: 'subscription_limit' },
   );
 }
 
-/** Too many task subscriptions open for one principal on this gateway. */
+/** Too many task streams open for one principal on this gateway. */
 export function principalSubscriptionLimit(limit: number): ProtocolError {
   return new ProtocolError(
     LIMIT_EXCEEDED,
-    `Too many task subscriptions open for this caller (the limit is ${limit}, ` +
+    `Too many task streams (subscriptions/listen and tasks/result) open for this caller (the limit is ${limit}, ` +
       'MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL); watch several tasks on one stream, or poll with tasks/get',
     { reason: 'principal_subscription_limit' },
   );

@@ -95,6 +95,8 @@ export class McpHandler {
   private readonly tools: CatalogTools;
   private readonly handler: ReturnType<typeof createMcpHandler>;
   private readonly subscriptions: TaskSubscriptions;
+  /** The parts 2025-11-25 task methods use: tasks/result streams are followed like push streams. */
+  private readonly legacyDeps: McpDeps & { subscriptions: TaskSubscriptions };
   /** Signs input_required answers' requestState: HMAC with a key of the server secret, bound to the caller. */
   private readonly requestStates;
   /** Aborts at shutdown: waiting tool calls answer their handles, task streams end. */
@@ -119,6 +121,7 @@ export class McpHandler {
       onerror: deps.onError,
     });
     this.subscriptions = new TaskSubscriptions(deps);
+    this.legacyDeps = { ...deps, subscriptions: this.subscriptions };
   }
 
   /**
@@ -227,7 +230,7 @@ export class McpHandler {
       answer.then(done, done);
       return answer;
     });
-    if (era === 'legacy') serveLegacyTasks(server, caller, this.deps, this.stopping.signal);
+    if (era === 'legacy') serveLegacyTasks(server, caller, this.legacyDeps, this.stopping.signal);
     else
       for (const [method, handle] of Object.entries(TASK_METHODS))
         this.serveTaskMethod(server, caller, method, handle);

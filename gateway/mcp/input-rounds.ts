@@ -1,8 +1,7 @@
 // Input-required results (multi-round-trip requests, 2026-07-28): while a call waits on its run it
-// watches the run's progress query, and answers `input_required` with a signed requestState the
+// looks at the run's progress after each change of its history, and answers `input_required` with a signed requestState the
 // moment the run asks for input this client can answer; the retry brings the answers, which go to
 // the run on its input signal. Answers are bounded in size and filtered to well-formed ones.
-import { setTimeout as delay } from 'node:timers/promises';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { InputRequest, InputResponse, InputResponses } from '../../workflows/mcp-contract.ts';
@@ -141,9 +140,6 @@ export function inputRequiredAnswer(
 ): InputRequiredAnswer {
   return { resultType: 'input_required', inputRequests: requests, requestState };
 }
-/** Pauses between looks at whether a waiting run asks for input: every 100 ms in its first second, then up to every second. */
-const INPUT_LOOKS_MS = [25, 50, 100, 100, 100, 100, 100, 200, 400, 800, 1_000];
-
 /** How a call's wait ended: as a wait on the run does, or with input the client can answer. */
 export type WaitEnd = WaitResult | { kind: 'input'; requests: Record<string, InputRequest> };
 
@@ -166,9 +162,10 @@ export interface CallWait {
 }
 
 /**
- * Waits the budget for the run to close (a 2026-07-28 call of a tool that takes input), watching
- * the run's progress query: ends as soon as the run asks for input this client can answer. Answers a first
- * call brought along are signalled when the run asks for their keys (once each), and the wait goes on.
+ * Waits the budget for the run to close (a 2026-07-28 call of a tool that takes input), looking at
+ * the run's progress at the start and after each change of its history (no timer): ends as soon as
+ * the run asks for input this client can answer. Answers a first call brought along are signalled
+ * when the run asks for their keys (once each), and the wait goes on.
  */
 export async function waitOrAsk(backend: TemporalBackend, wait: CallWait): Promise<WaitEnd> {
   const { budgetMs, gone, stopping } = wait;
@@ -177,48 +174,51 @@ export async function waitOrAsk(backend: TemporalBackend, wait: CallWait): Promi
   stopping?.addEventListener('abort', stop, { once: true });
   if (stopping?.aborted) stop();
   let asked: Record<string, InputRequest> | undefined;
-  const watching = watchForInput(backend, wait, interrupt, (requests) => {
+  const onChange = inputLook(backend, wait, (requests) => {
     asked = requests;
-  }).catch(() => {}); // a failed look ends the looking, never the wait
-  const outcome = await backend.waits.forResult(wait.run, budgetMs, { gone, interrupt: interrupt.signal });
-  interrupt.abort();
+    interrupt.abort('input_required');
+  });
+  const outcome = await backend.waits.forResult(wait.run, budgetMs, {
+    gone,
+    interrupt: interrupt.signal,
+    onChange,
+  });
   stopping?.removeEventListener('abort', stop);
-  await watching;
   if (outcome.kind === 'closed' || !asked) return outcome;
   return { kind: 'input', requests: asked };
 }
 
-/** Looks at the run's input requests until the budget ends, the wait is interrupted or it asks. */
-async function watchForInput(
+/**
+ * One look at the run's input requests, for each change of the run: sends the carried answers the
+ * run now asks for, or tells `onAsked` what this client can answer. A failed look is skipped (the
+ * next change looks again); it never ends the wait.
+ */
+function inputLook(
   backend: TemporalBackend,
   wait: CallWait,
-  interrupt: AbortController,
   onAsked: (requests: Record<string, InputRequest>) => void,
-): Promise<void> {
+): () => Promise<void> {
   const { tool, workflowId, caller, gone, rounds } = wait;
-  const source = tool.progress;
   const unsent = new Map(Object.entries(formAnswers(wait.carried)));
-  const deadline = Date.now() + wait.budgetMs;
-  for (let look = 0; ; look++) {
-    const pause = INPUT_LOOKS_MS[Math.min(look, INPUT_LOOKS_MS.length - 1)] as number;
-    if (Date.now() + pause >= deadline) return;
-    await delay(pause, undefined, { signal: interrupt.signal }).catch(() => {});
-    if (interrupt.signal.aborted || gone.aborted) return;
-    const outstanding = (await backend.views.progressOf(workflowId, caller, source))?.inputRequests ?? {};
+  let asked = false;
+  const look = async () => {
+    const outstanding =
+      (await backend.views.progressOf(workflowId, caller, tool.progress))?.inputRequests ?? {};
+    if (asked || gone.aborted) return;
     const due = [...unsent].filter(([key]) => key in outstanding);
     if (due.length > 0) {
+      // Their signal is a change of the run: the look after it sees what the run asks next.
       for (const [key] of due) unsent.delete(key);
       const input = { signalName: tool.inputSignal as string, responses: Object.fromEntries(due) };
       await backend.actions.sendInput(workflowId, caller, input);
-      continue;
-    }
-    const answerable = rounds.answerable(outstanding);
-    if (Object.keys(answerable).length > 0) {
-      onAsked(answerable);
-      interrupt.abort('input_required');
       return;
     }
-  }
+    const answerable = rounds.answerable(outstanding);
+    if (Object.keys(answerable).length === 0) return;
+    asked = true;
+    onAsked(answerable);
+  };
+  return () => (asked || gone.aborted ? Promise.resolve() : look().catch(() => {}));
 }
 
 /**

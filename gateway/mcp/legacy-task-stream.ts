@@ -1,20 +1,21 @@
 // A 2025-11-25 task followed on its tasks/result stream, as the revision has it: the task's status
 // sent as notifications/tasks/status when it changes, each input request the run makes sent once as
 // a request to the client (answered on its own POST: legacy-task-input.ts), until the run ends or
-// the stream's bound. One describe per look; the looks quicken after each change.
+// the stream's bound. The stream is counted with the push streams and served by the task's one
+// watch (subscriptions-listen.ts, task-watches.ts): no Temporal call of its own while it waits.
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
+import type { Caller } from '../temporal/run-memo.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { CatalogTool } from './catalog.ts';
 import { inputRequestId, whenRefused } from './legacy-task-input.ts';
 import { type LegacyTask, legacyTask, RELATED_TASK } from './legacy-task-shapes.ts';
 import type { McpDeps } from './method-context.ts';
-import { detailedTask } from './task-shapes.ts';
+import type { TaskSubscriptions } from './subscriptions-listen.ts';
+import { type DetailedTask, detailedTask } from './task-shapes.ts';
 
 /** How long a stream waits with nothing changing (a person may be answering): then it answers. */
 const STREAM_WAIT_MS = 5 * 60_000;
-/** Pauses between looks after a change: quick at first, then once a second. */
-const LOOKS_MS = [100, 200, 400, 800, 1_000];
 
 /** What the stream of one tasks/result carries before its answer. */
 export interface ResultStream {
@@ -47,9 +48,6 @@ export interface FollowedTask {
   tool: CatalogTool;
 }
 
-/** Looks at the task again (one describe); the caller's own only. */
-type Look = () => Promise<FollowedTask>;
-
 /**
  * Follows a task that has not ended: the run's input requests asked on the stream, its status told
  * as it changes. Ends when the run ends, the client leaves or the gateway stops, the client cannot
@@ -57,63 +55,57 @@ type Look = () => Promise<FollowedTask>;
  */
 export async function followOnStream(
   followed: FollowedTask,
-  deps: McpDeps,
+  caller: Caller,
+  deps: McpDeps & { subscriptions: TaskSubscriptions },
   stream: ResultStream,
-  look: Look,
 ): Promise<FollowedTask> {
-  const refused = new AbortController();
-  const unsubscribe: (() => void)[] = [];
+  let last = followed;
+  // A task that had ended before its tasks/result is answered without a word before.
+  if (ended(detailedTask(last.view, last.tool, deps.timing))) return last;
+  const done = new AbortController();
+  const refusals: (() => void)[] = [];
+  let quietTimer: NodeJS.Timeout | undefined;
+  const toldNow = () => {
+    clearTimeout(quietTimer);
+    quietTimer = setTimeout(() => done.abort(), STREAM_WAIT_MS);
+  };
+  const asked = new Set<string>();
+  let told: string | undefined;
+  // Each change in order: the status when it changed, then the requests not asked yet.
+  const tell = async (task: DetailedTask, view: ExecutionView) => {
+    last = { view, tool: deps.catalog.toolOfRun(view.tool) };
+    if (task.status !== told) {
+      await stream.status(legacyTask(view, last.tool, deps.timing));
+      told = task.status;
+      toldNow();
+    }
+    if (ended(task)) return done.abort();
+    if (task.status !== 'input_required') return;
+    for (const [key, request] of Object.entries(task.inputRequests)) {
+      if (asked.has(key)) continue;
+      asked.add(key);
+      const id = inputRequestId(task.taskId, key);
+      refusals.push(whenRefused(id, () => done.abort()));
+      await stream.ask(id, request, task.taskId);
+      toldNow();
+    }
+  };
+  let telling: Promise<void> = Promise.resolve();
+  const push = (task: DetailedTask, view: ExecutionView) => {
+    telling = telling.then(() => tell(task, view)).catch(() => done.abort());
+  };
   try {
-    return await follow(
-      followed,
-      deps,
-      { ...stream, ended: AbortSignal.any([stream.ended, refused.signal]) },
-      {
-        look,
-        asking: (id) => unsubscribe.push(whenRefused(id, () => refused.abort())),
-      },
-    );
+    toldNow();
+    const signal = AbortSignal.any([stream.ended, done.signal]);
+    await deps.subscriptions.follow(followed.view, caller, push, signal);
+    await telling;
+    return last;
   } finally {
-    for (const done of unsubscribe) done();
+    clearTimeout(quietTimer);
+    for (const stop of refusals) stop();
   }
 }
 
-async function follow(
-  followed: FollowedTask,
-  deps: McpDeps,
-  stream: ResultStream,
-  { look, asking }: { look: Look; asking: (id: string) => void },
-): Promise<FollowedTask> {
-  let { view, tool } = followed;
-  const asked = new Set<string>();
-  let told: string | undefined;
-  let deadline = 0;
-  for (let pause = 0; ; pause++) {
-    const task = detailedTask(view, tool, deps.timing);
-    const ended = task.status !== 'working' && task.status !== 'input_required';
-    // A task that had ended before its tasks/result is answered without a word before.
-    if (ended && told === undefined) return { view, tool };
-    if (task.status !== told) {
-      await stream.status(legacyTask(view, tool, deps.timing));
-      told = task.status;
-      deadline = Date.now() + STREAM_WAIT_MS;
-      pause = 0;
-    }
-    if (ended) return { view, tool };
-    if (task.status === 'input_required') {
-      for (const [key, request] of Object.entries(task.inputRequests)) {
-        if (asked.has(key)) continue;
-        asked.add(key);
-        const id = inputRequestId(task.taskId, key);
-        asking(id);
-        await stream.ask(id, request, task.taskId);
-        deadline = Date.now() + STREAM_WAIT_MS;
-      }
-    }
-    const remaining = deadline - Date.now();
-    if (remaining <= 0 || stream.ended.aborted) return { view, tool };
-    const next = LOOKS_MS[Math.min(pause, LOOKS_MS.length - 1)] as number;
-    await deps.backend.waits.forResult(view.run, Math.min(remaining, next), { gone: stream.ended });
-    ({ view, tool } = await look());
-  }
+function ended(task: DetailedTask): boolean {
+  return task.status !== 'working' && task.status !== 'input_required';
 }

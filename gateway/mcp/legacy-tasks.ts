@@ -12,6 +12,7 @@ import { followOnStream, type ResultStream, resultStream } from './legacy-task-s
 import type { McpDeps } from './method-context.ts';
 import { observeTaskRequest } from './observe.ts';
 import { startPollAnswer } from './start-poll.ts';
+import type { TaskSubscriptions } from './subscriptions-listen.ts';
 import { detailedTask } from './task-shapes.ts';
 import { describeIssues } from './tool-definition.ts';
 import { coversTask } from './tool-rights.ts';
@@ -22,10 +23,13 @@ const TASKS_PER_PAGE = 20;
 /** How long tasks/cancel waits for the run to end, so its answer can say `cancelled`. */
 const CANCEL_SETTLE_MS = 2_000;
 
+/** What the revision's task methods use: the gateway's parts, and the streams that follow tasks. */
+type LegacyDeps = McpDeps & { subscriptions: TaskSubscriptions };
+
 type Handle = (
   params: Record<string, unknown>,
   caller: Caller,
-  deps: McpDeps,
+  deps: LegacyDeps,
   /** The request's stream (made when asked: only tasks/result uses it). */
   stream: () => ResultStream,
 ) => Promise<object>;
@@ -44,9 +48,7 @@ const get: Handle = async (params, caller, deps) => {
 
 const result: Handle = async (params, caller, deps, stream) => {
   const taskId = String(params.taskId);
-  const { view, tool } = await followOnStream(await viewOf(taskId, caller, deps), deps, stream(), () =>
-    viewOf(taskId, caller, deps),
-  );
+  const { view, tool } = await followOnStream(await viewOf(taskId, caller, deps), caller, deps, stream());
   const task = detailedTask(view, tool, deps.timing);
   const failure = (message: string, data: Record<string, unknown>) =>
     new ProtocolError(INTERNAL_ERROR, message, data);
@@ -91,7 +93,12 @@ const METHODS: [string, z.ZodType<Record<string, unknown>>, Handle][] = [
 ];
 
 /** Serves the revision's task methods on a server made for a 2025-era request. */
-export function serveLegacyTasks(server: Server, caller: Caller, deps: McpDeps, stopping: AbortSignal): void {
+export function serveLegacyTasks(
+  server: Server,
+  caller: Caller,
+  deps: LegacyDeps,
+  stopping: AbortSignal,
+): void {
   for (const [method, schema, handle] of METHODS) {
     server.setRequestHandler(method, { params: z.looseObject({}) }, (raw, ctx) => {
       const taskId = typeof raw.taskId === 'string' ? raw.taskId : undefined;

@@ -14,8 +14,6 @@ export type PacedView = Pick<ExecutionView, 'state'> & { createdAt?: Date };
 
 export interface TaskTiming {
   ttlMs: number;
-  /** The steady interval: the gateway's own watch of a run for pushed status (task-watches.ts). */
-  watchIntervalMs: number;
   /** The interval to advise for a run as it is now (poll-pacing.ts). */
   pollIntervalFor(view: PacedView): number;
 }

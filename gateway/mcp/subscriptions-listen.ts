@@ -5,7 +5,7 @@ import type { ExecutionView } from '../temporal/run-state.ts';
 import { invalidParams, principalSubscriptionLimit, slowSubscriber, subscriptionLimit } from './errors.ts';
 import type { SubscriptionLimits } from './method-context.ts';
 import type { DetailedTask } from './task-shapes.ts';
-import { TaskWatches, type TaskWatchesDeps } from './task-watches.ts';
+import { type Push, TaskWatches, type TaskWatchesDeps } from './task-watches.ts';
 
 /** Frames a stream may hold unread before its client is taken to have stopped reading. */
 const MAX_UNREAD_FRAMES = 256;
@@ -136,6 +136,20 @@ export class TaskSubscriptions {
     } catch (err) {
       release();
       throw err;
+    }
+  }
+
+  /**
+   * A 2025-11-25 tasks/result stream on one task: counted with the push streams (a stream of the
+   * gateway's and of the principal's, refused past their limits), and served by the task's one watch.
+   * Resolves when the task ends or `signal` aborts.
+   */
+  async follow(first: ExecutionView, caller: Caller, push: Push, signal: AbortSignal): Promise<void> {
+    const release = this.reserve(caller.principal);
+    try {
+      await this.watches.subscribe(first, caller, push, signal);
+    } finally {
+      release();
     }
   }
 

@@ -1,11 +1,13 @@
-// One Temporal watch per task per gateway, fanned out to every stream that holds it: the outcome the
-// moment the run closes (one long poll), and changes the steady interval shows before that (status,
-// status line, outstanding input). The watch starts with its first subscriber and stops when the
-// task ends or its last subscriber leaves.
+// One Temporal watch per task per gateway, fanned out to every stream that holds it: a long poll on
+// the run's history (run-changes.ts), a look at the task after each change it reports (status,
+// status line, outstanding input), and the outcome the moment the run closes. The watch starts with
+// its first subscriber and stops when the task ends or its last subscriber leaves.
+import { countOpen, taskWatches } from '../shared/metrics.ts';
 import { recordPush, tracing } from '../shared/tracing.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
+import type { RunChange, RunHistoryFeed } from '../temporal/run-changes.ts';
 import type { Caller } from '../temporal/run-memo.ts';
-import type { ExecutionState, ExecutionView, RunRef } from '../temporal/run-state.ts';
+import type { ExecutionView } from '../temporal/run-state.ts';
 import type { Catalog } from './catalog.ts';
 import type { TaskTiming } from './start-poll.ts';
 import { type DetailedTask, detailedTask } from './task-shapes.ts';
@@ -21,7 +23,32 @@ const changeKey = (task: DetailedTask) =>
     task.status === 'input_required' ? Object.keys(task.inputRequests).sort() : [],
   ]);
 
-export type Push = (task: DetailedTask) => void;
+/** Told each change a client would notice: the task as the extension shows it, and the view behind it. */
+export type Push = (task: DetailedTask, view: ExecutionView) => void;
+
+/**
+ * How often a watch looks again at a run whose activity heartbeats while its history stays still: a
+ * heartbeat adds no history event, yet a status line may show it (the mining one counts the hashes
+ * tried). With the long poll's own request (one per server long-poll interval, about 20 s), a
+ * watched task then costs Temporal at most one request per 10 s; a run waiting for a person has no
+ * activity in flight and costs only the long poll.
+ */
+const HEARTBEAT_LOOK_MS = 20_000;
+
+/** A run's history followed by a watch: whether it has been read yet, and the change it awaits. */
+interface Following {
+  feed: RunHistoryFeed;
+  answered: boolean;
+  pending?: Promise<RunChange | undefined>;
+}
+
+/**
+ * After a failed look: the pause before the next, doubling from the first up to RETRY_MS (a run
+ * being deleted fails a look or two; an unreachable Temporal fails them all).
+ */
+const FIRST_RETRY_MS = 500;
+/** After a failed call (Temporal unreachable): the longest pause before the watch tries again. */
+const RETRY_MS = 10_000;
 
 /** One task watched on Temporal for every stream that holds it. */
 interface Watch {
@@ -57,7 +84,7 @@ export class TaskWatches {
    */
   subscribe(first: ExecutionView, caller: Caller, push: Push, signal: AbortSignal): Promise<void> {
     const firstTask = this.task(first);
-    push(firstTask);
+    push(firstTask, first);
     if (terminal(firstTask) || signal.aborted) return Promise.resolve();
     const shared = this.watchOf(first, caller);
     shared.subscribers.add(push);
@@ -89,76 +116,110 @@ export class TaskWatches {
   }
 
   /**
-   * Resolves after the steady interval, or at once when `signal` aborts. Not the adaptive advice:
-   * there is one watch per task per gateway (not a crowd to spread out), its close comes from the
-   * long poll at once, and a steady look is what subscribers count on to see progress and input.
+   * The run's next change, or `look` once a run whose activity heartbeats has stayed still for
+   * HEARTBEAT_LOOK_MS (the change still awaited is kept for the next call); undefined when the long
+   * poll failed (the run may be gone: the watch looks at once) or the watch stops.
    */
-  private tick(signal: AbortSignal): Promise<'tick'> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve('tick');
-      };
-      const timer = setTimeout(done, this.deps.timing.watchIntervalMs);
-      signal.addEventListener('abort', done, { once: true });
+  private async nextChange(
+    changes: Following,
+    last: ExecutionView,
+    signal: AbortSignal,
+  ): Promise<RunChange | 'look' | undefined> {
+    changes.pending ??= changes.feed.next().then(
+      (change) => {
+        changes.answered = true;
+        return change;
+      },
+      () => undefined,
+    );
+    const heartbeats = last.state.status === 'running' && last.state.heartbeat !== undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const look = new Promise<'look'>((resolve) => {
+      if (heartbeats) timer = setTimeout(() => resolve('look'), HEARTBEAT_LOOK_MS);
     });
-  }
-
-  /** The run's outcome the moment it closes; undefined when the long poll fails or is stopped. */
-  private closing(run: RunRef, signal: AbortSignal): Promise<{ state: ExecutionState } | undefined> {
-    return this.deps.backend.waits
-      .closed(run, signal)
-      .then((state) => (state ? { state } : undefined))
-      .catch(() => undefined);
+    const next = await Promise.race([changes.pending, look]).finally(() => clearTimeout(timer));
+    if (next === 'look') return next;
+    changes.pending = undefined;
+    // A history that could not be read at all: not again at once.
+    if (next === undefined && !changes.answered) await pause(RETRY_MS, signal);
+    return next;
   }
 
   /**
-   * Watches one task for all its subscribers until it ends, disappears, or nobody holds it: the
-   * outcome the moment the run closes (the long poll), and any change the poll interval shows
-   * before that.
+   * Watches one task for all its subscribers until it ends, disappears, or nobody holds it: a look
+   * after each change of the run's history, and the outcome the moment the run closes.
    */
   private async watch(first: ExecutionView, caller: Caller, watch: Watch): Promise<void> {
     const signal = watch.stop.signal;
+    const counted = countOpen(taskWatches);
     let last = first;
     let lastKey = changeKey(this.task(first));
     // Each notification is a span of its own, linked to the trace of the run's start.
-    const notify = (task: DetailedTask) => {
+    const notify = (view: ExecutionView) => {
+      const task = this.task(view);
       if (tracing)
         recordPush(first.trace, 'notifications/tasks', {
           'mcp.task.id': task.taskId,
           'mcp.task.status': task.status,
         });
-      for (const push of watch.subscribers) push(task);
+      for (const push of watch.subscribers) push(task, view);
     };
-    // A long poll that fails (Temporal unreachable for a while) leaves the interval to find the end.
-    let closing: Promise<{ state: ExecutionState } | undefined> | undefined = this.closing(first.run, signal);
-    closing.then((closed) => {
-      if (!closed && !signal.aborted) closing = undefined;
+    const follow = (): Following => ({
+      feed: this.deps.backend.waits.changes(first.run, signal),
+      answered: false,
     });
-    while (!signal.aborted) {
-      const next = await (closing ? Promise.race([closing, this.tick(signal)]) : this.tick(signal));
-      if (signal.aborted) return;
-      if (next && next !== 'tick') {
-        // Closed: its outcome now, from what the long poll returned (no further call).
-        notify(this.task({ ...last, lastUpdatedAt: new Date(), state: next.state }));
-        return;
+    let changes = follow();
+    let lookAgain = false;
+    let retryMs = FIRST_RETRY_MS;
+    try {
+      while (!signal.aborted) {
+        const next = lookAgain ? 'look' : await this.nextChange(changes, last, signal);
+        lookAgain = false;
+        if (signal.aborted) return;
+        // The long poll failed: look now (the run may be gone), and follow the run anew.
+        if (next === undefined) changes = follow();
+        if (next === 'closed') {
+          // Its outcome now, from the run's close (one call that answers at once).
+          const state = await this.deps.backend.waits.outcome(first.run, signal).catch(() => undefined);
+          if (signal.aborted) return;
+          if (state) return notify({ ...last, lastUpdatedAt: new Date(), state });
+        }
+        let view: ExecutionView | undefined;
+        try {
+          view = await this.view(first.workflowId, caller);
+        } catch {
+          // Temporal did not answer: look again after a pause (the change may be the last for long).
+          await pause(retryMs, signal);
+          retryMs = Math.min(retryMs * 2, RETRY_MS);
+          lookAgain = true;
+          continue;
+        }
+        retryMs = FIRST_RETRY_MS;
+        if (signal.aborted || !view) return; // gone (its retention ended): nothing more will change
+        const task = this.task(view);
+        if (changeKey(task) !== lastKey) {
+          notify(view);
+          lastKey = changeKey(task);
+        }
+        last = view;
+        if (terminal(task)) return;
       }
-      let view: ExecutionView | undefined;
-      try {
-        view = await this.view(first.workflowId, caller);
-      } catch {
-        continue; // Temporal did not answer: look again at the next tick
-      }
-      if (signal.aborted) return;
-      if (!view) return; // gone (its retention ended): nothing more will ever change
-      const task = this.task(view);
-      if (changeKey(task) !== lastKey) {
-        notify(task);
-        lastKey = changeKey(task);
-      }
-      last = view;
-      if (terminal(task)) return;
+    } finally {
+      counted();
     }
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -28,6 +28,8 @@ export type TemporalOperation =
   | 'start'
   /** Taking and freeing a slot of the running-task cap (a holder run started or terminated). */
   | 'result-wait'
+  /** A long poll on a run's history for its next event (a wait that follows the run). */
+  | 'history-wait'
   | 'describe'
   | 'query'
   | 'signal'

@@ -22,7 +22,7 @@ export interface BackendOptions extends CallOptions {
   /** How long a run stuck on a size cause is left before a view ends it (too-large.ts); absent: never. */
   stuckRunGraceMs?: number;
   /** Told each run the gateway ended (or failed to end) that way: a line for the log. */
-  onStuckRun?: (workflowId: string, message: string) => void;
+  onStuckRun?: (run: { workflowId: string; runId: string }, message: string) => void;
 }
 
 export class TemporalBackend {
@@ -59,7 +59,7 @@ export class TemporalBackend {
     if (slots) this.slots = slots;
     this.views = new RunViews(this.calls, options.serverSecret, stuckRuns);
     this.optionalAttributes = new OptionalAttributes(this.calls);
-    this.waits = new RunWaits(client);
+    this.waits = new RunWaits(this.calls);
     this.starts = new RunStarts({
       calls: this.calls,
       views: this.views,

@@ -18,8 +18,8 @@ import {
 export interface StuckRunPolicy {
   /** How long a run may stay stuck before a view ends it; 0: at first sight. */
   graceMs: number;
-  /** Told, for the log, of each run the gateway ended or failed to end (its workflow id, and why). */
-  log?: (workflowId: string, message: string) => void;
+  /** Told, for the log, of each run the gateway ended or failed to end (the run, and why). */
+  log?: (run: Run, message: string) => void;
 }
 
 /** One run of a workflow id: the one the view described. */
@@ -94,6 +94,8 @@ async function end(
   policy: StuckRunPolicy,
 ): Promise<boolean> {
   const handle = calls.client.workflow.getHandle(run.workflowId, run.runId);
+  // A slot's workflow id is reused run after run: the run id tells which run this was.
+  const named = `${run.workflowId} (run id ${run.runId})`;
   const why =
     `its workflow task has failed for a size cause (result, activity input or memo larger than Temporal ` +
     `accepts) for ${Math.round(stuckMs / 1000)} s, past MCP_STUCK_RUN_GRACE_MS (${policy.graceMs} ms)`;
@@ -101,13 +103,10 @@ async function end(
     await calls.call(() => handle.terminate(TOO_LARGE_TERMINATION));
   } catch (err) {
     if (isClosedMeanwhile(err)) return true;
-    policy.log?.(
-      run.workflowId,
-      `gateway: could not terminate run ${run.workflowId}, ${why}: ${errorText(err)}`,
-    );
+    policy.log?.(run, `gateway: could not terminate run ${named}, ${why}: ${errorText(err)}`);
     return false;
   }
-  policy.log?.(run.workflowId, `gateway: terminated run ${run.workflowId}: ${why}`);
+  policy.log?.(run, `gateway: terminated run ${named}: ${why}`);
   return true;
 }
 

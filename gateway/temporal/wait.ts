@@ -1,11 +1,14 @@
-// Waiting on a run's result: the one long poll (it returns the moment the run closes, no timer),
-// used by a call's bounded wait, by the watch behind pushed status, and by a view of a closed run.
+// Waiting on a run: for its result, the one long poll that returns the moment it closes (no timer),
+// used by a call's bounded wait and by a view of a closed run; for its changes too, the long poll on
+// its history (run-changes.ts) that also tells its close, used by every wait that looks at the run
+// while it runs (input rounds, pushed status, 2025-11-25 result streams).
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
-import { countOpen, taskWatches, type WaitOutcome, waitSeconds } from '../shared/metrics.ts';
+import { type WaitOutcome, waitSeconds } from '../shared/metrics.ts';
 import { annotateSpan, inSpan, tracing } from '../shared/tracing.ts';
-import { timed } from './client.ts';
+import { type TemporalCalls, timed } from './client.ts';
+import { RunHistoryFeed, untilAborted } from './run-changes.ts';
 import {
   type ExecutionState,
   RESULT_TOO_LARGE,
@@ -86,17 +89,6 @@ export function stateFromResultError(err: unknown): ExecutionState | undefined {
 
 // ---- waiting ----------------------------------------------------------------------------------------
 
-/** `work`, or a rejection with the signal's reason as soon as it aborts (`work` is then left to settle). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  work.catch(() => {});
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
 /** How a bounded wait ended: the run closed (with its state), or it is still running. */
 export type WaitResult = { kind: 'closed'; state: ExecutionState } | { kind: 'running' };
 
@@ -109,10 +101,31 @@ export interface WaitSignals {
   gone?: AbortSignal;
   /** The run asks for input, or the gateway stops (its reason is SHUTDOWN). */
   interrupt?: AbortSignal;
+  /**
+   * Looks at the run: once at the start, then after each change of its history while it runs (the
+   * wait then follows the history, whose long poll also tells the close). Must not reject.
+   */
+  onChange?: () => Promise<void>;
 }
 
 export class RunWaits {
-  constructor(private readonly client: Client) {}
+  constructor(private readonly calls: TemporalCalls) {}
+
+  /** The run's history followed from now (run-changes.ts), until `signal` aborts. */
+  changes(run: RunRef, signal: AbortSignal): RunHistoryFeed {
+    return new RunHistoryFeed(this.calls, run, signal);
+  }
+
+  /**
+   * A closed run's outcome (it answers at once), under the call deadline (a deleted run's may never
+   * come); rejects when `signal` aborts first.
+   */
+  outcome(run: RunRef, signal: AbortSignal): Promise<ExecutionState> {
+    return untilAborted(
+      this.calls.call(() => outcomeOf(this.calls.client, run, signal)),
+      signal,
+    );
+  }
 
   /**
    * Waits for the run to close, at most `budgetMs`, or until a signal aborts: resolves the moment it
@@ -129,7 +142,7 @@ export class RunWaits {
     );
   }
 
-  private async bounded(run: RunRef, budgetMs: number, { gone, interrupt }: WaitSignals) {
+  private async bounded(run: RunRef, budgetMs: number, { gone, interrupt, onChange }: WaitSignals) {
     const end = waitSeconds.startTimer();
     // How the wait ended: on the wait histogram, and on the wait's span.
     const ended = (how: WaitOutcome) => {
@@ -144,7 +157,10 @@ export class RunWaits {
     try {
       // Raced with the budget itself: a long poll whose connection Temporal dropped may not heed
       // its abort, and the call must answer when its budget ends all the same.
-      const state = await untilAborted(outcomeOf(this.client, run, budget.signal), budget.signal);
+      const closing = onChange
+        ? this.followed(run, budget.signal, onChange)
+        : outcomeOf(this.calls.client, run, budget.signal);
+      const state = await untilAborted(closing, budget.signal);
       ended('closed');
       return { kind: 'closed', state } as const;
     } catch (err) {
@@ -162,20 +178,10 @@ export class RunWaits {
     }
   }
 
-  /**
-   * Resolves with the run's outcome the moment it closes (one long poll, no timer), or undefined
-   * when `signal` aborts first. The watch is counted while it is open.
-   */
-  async closed(run: RunRef, signal: AbortSignal): Promise<ExecutionState | undefined> {
-    if (signal.aborted) return undefined;
-    const done = countOpen(taskWatches);
-    try {
-      return await untilAborted(outcomeOf(this.client, run, signal), signal);
-    } catch (err) {
-      if (signal.aborted) return undefined;
-      throw err;
-    } finally {
-      done();
-    }
+  /** The run's outcome once it closes, looking at it after each change of its history before that. */
+  private async followed(run: RunRef, signal: AbortSignal, onChange: () => Promise<void>) {
+    const changes = this.changes(run, signal);
+    while ((await changes.next()) === 'changed') await onChange();
+    return outcomeOf(this.calls.client, run, signal);
   }
 }

@@ -3,6 +3,7 @@
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../gateway/app.ts';
+import { DEFAULTS } from '../../gateway/settings/defaults.ts';
 import { backendOptions, type GatewaySettings, loadSettings } from '../../gateway/settings/index.ts';
 import { TemporalBackend } from '../../gateway/temporal/backend.ts';
 import { createTemporalClient } from '../../gateway/temporal/client.ts';
@@ -26,6 +27,9 @@ export interface GatewayOptions {
 
 /** The server secret of test gateways (MCP_SERVER_SECRET in `env` overrides it). */
 export const TEST_SERVER_SECRET = 'test-server-secret-0123456789abcdef0123456789';
+
+/** The running-task cap a gateway has with MCP_MAX_RUNNING_TASKS unset (test gateways have none). */
+export const DEFAULT_CAP = { MCP_MAX_RUNNING_TASKS: String(DEFAULTS.maxRunningTasks) };
 
 /**
  * A task's run handle as a test gateway started it: under the running-task cap its slot's workflow

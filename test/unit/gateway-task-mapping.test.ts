@@ -29,7 +29,6 @@ import {
 // The advice itself is poll-pacing.ts's (its own tests); here, that each answer carries the view's.
 const timing: TaskTiming = {
   ttlMs: 3_600_000,
-  watchIntervalMs: 2_000,
   pollIntervalFor: (view) => (hasInputRequests(view.state) ? 30_000 : 2_000),
 };
 const fixed = (ms: number): TaskTiming => ({ ...timing, pollIntervalFor: () => ms });
