@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image for the gateway (default command) and the worker (compose overrides the command).
-# Node 26 is the current LTS line; override with --build-arg NODE_VERSION=<major>.
+# Node 26 is the current LTS line (CI tests 24 and 26, `engines` allows both); override with
+# --build-arg NODE_VERSION=<major>.
 ARG NODE_VERSION=26
 
 # Build stage: all dependencies, the prebuilt workflow bundle (workers start without webpack), the

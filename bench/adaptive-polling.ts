@@ -14,7 +14,7 @@ import { integerSetting } from '../common/settings.ts';
 import type { Script } from '../test/fixtures/workflows/paced-run.ts';
 import { GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
 import { type Framing, rpc, WITH_TASKS } from '../test/support/mcp-http.ts';
-import { startTestTemporal } from '../test/support/temporal.ts';
+import { startOwnTestTemporal } from '../test/support/temporal.ts';
 import { type GatewayProcess, startGatewayProcess } from './stack.ts';
 import { distribution, ms } from './stats.ts';
 
@@ -60,7 +60,7 @@ interface Followed {
 }
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
-const temporal = await startTestTemporal();
+const temporal = await startOwnTestTemporal();
 const connection = await NativeConnection.connect({ address: temporal.server.address });
 const worker = await Worker.create({ connection, taskQueue: 'fixture-paced', workflowsPath: WORKFLOWS });
 const running = worker.run();

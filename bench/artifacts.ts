@@ -15,7 +15,7 @@ import { artifactActivities } from '../test/fixtures/activities/artifacts.ts';
 import { compiledGateway } from '../test/support/gateway-process.ts';
 import { startGateway, type TestGateway } from '../test/support/gateway-server.ts';
 import { framedHeaders, framedRequest, PLAIN_CLIENT, TASKS_CLIENT } from '../test/support/mcp-http.ts';
-import { eventually, startTestTemporal } from '../test/support/temporal.ts';
+import { eventually, startOwnTestTemporal } from '../test/support/temporal.ts';
 import { LATENCY_HEADER, latencyRow, table } from './report-table.ts';
 import { type RssReport, RssSampler } from './rss-sampler.ts';
 import { startGatewayProcess } from './stack.ts';
@@ -117,7 +117,7 @@ function section(inline: Shape, reference: Shape, read: Distribution, rss: RssRe
   ].join('\n');
 }
 
-const temporal = await startTestTemporal();
+const temporal = await startOwnTestTemporal();
 const dir = mkdtempSync(join(tmpdir(), 'bench-artifacts-'));
 let report: string;
 try {

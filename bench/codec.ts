@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { EncryptionCodec } from '../common/payload-codec.ts';
 import { compiledGateway } from '../test/support/gateway-process.ts';
-import { startTestTemporal } from '../test/support/temporal.ts';
+import { startOwnTestTemporal } from '../test/support/temporal.ts';
 import { createTask, getTask } from './overhead.ts';
 import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report-table.ts';
 import { startGatewayProcess, startParkedWorker } from './stack.ts';
@@ -107,7 +107,7 @@ function codecSection(
   ].join('\n');
 }
 
-const temporal = await startTestTemporal();
+const temporal = await startOwnTestTemporal();
 const stops: (() => Promise<unknown>)[] = [];
 let off: Side;
 let on: Side;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compiledGateway } from '../test/support/gateway-process.ts';
-import { eventually, startTestTemporal } from '../test/support/temporal.ts';
+import { eventually, startOwnTestTemporal } from '../test/support/temporal.ts';
 import { startGatewayProcess, startMiningWorker } from './stack.ts';
 import { type Distribution, distribution, ms, timed } from './stats.ts';
 import { withSection } from './tracing-report.ts';
@@ -106,7 +106,7 @@ function row(name: string, d: Distribution): string {
   return `| ${name} | ${d.n} | ${ms(d.p50)} | ${ms(d.p99)} | ${ms(d.mean)} | ${ms(d.max)} |`;
 }
 
-const temporal = await startTestTemporal();
+const temporal = await startOwnTestTemporal();
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-handles-'));
 let figures: Awaited<ReturnType<typeof measure>>;
 try {

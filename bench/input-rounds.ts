@@ -7,7 +7,7 @@ import { integerSetting } from '../common/settings.ts';
 import { startConformanceWorker } from '../test/support/conformance-worker.ts';
 import { GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
 import { type Framing, rpc } from '../test/support/mcp-http.ts';
-import { startTestTemporal } from '../test/support/temporal.ts';
+import { startOwnTestTemporal } from '../test/support/temporal.ts';
 import { BENCH_CHILD, startGatewayProcess } from './stack.ts';
 import { distribution, ms, ratio, timed } from './stats.ts';
 
@@ -18,8 +18,8 @@ const FRAMING: Framing = {
   clientCapabilities: { elicitation: {} },
 };
 
-const temporal = await startTestTemporal();
-const worker = await startConformanceWorker(temporal.server.address, BENCH_CHILD);
+const temporal = await startOwnTestTemporal();
+const worker = await startConformanceWorker(temporal.env, BENCH_CHILD);
 const gateway = await startGatewayProcess({
   temporalAddress: temporal.server.address,
   taskQueue: 'conformance-fixtures',

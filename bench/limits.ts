@@ -3,7 +3,7 @@
 // one call at a time, the sides in rotating order), then the dev server killed and how long a
 // `tools/call` takes to answer: the first one after the kill, then once the gateway knows.
 import { rpc } from '../test/support/mcp-http.ts';
-import { eventually, startTestTemporal } from '../test/support/temporal.ts';
+import { eventually, startOwnTestTemporal } from '../test/support/temporal.ts';
 import { createTask } from './overhead.ts';
 import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report-table.ts';
 import { startGatewayProcess, startParkedWorker } from './stack.ts';
@@ -26,7 +26,7 @@ export interface LimitsResult {
 }
 
 export async function measureLimits(options: { nodeArgs: string[]; calls: number; warmup: number }) {
-  const temporal = await startTestTemporal();
+  const temporal = await startOwnTestTemporal();
   const stops: (() => Promise<unknown>)[] = [() => temporal.close()];
   try {
     const worker = await startParkedWorker(temporal.server.address, QUEUE);

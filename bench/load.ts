@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../launcher/free-port.ts';
 import { startGatewayProcess } from '../test/support/gateway-process.ts';
-import { startTestTemporal } from '../test/support/temporal.ts';
+import { startOwnTestTemporal } from '../test/support/temporal.ts';
 import { startWorker } from '../test/support/worker-process.ts';
 import { runClient } from './load-client.ts';
 import {
@@ -34,7 +34,7 @@ export interface LoadOptions extends LoadSettings {
 const log = (line: string) => process.stderr.write(`load: ${line}\n`);
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const temporal = await startTestTemporal();
+  const temporal = await startOwnTestTemporal();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-load-'));
   const env = {
     TEMPORAL_ADDRESS: temporal.server.address,

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compiledGateway } from '../test/support/gateway-process.ts';
-import { startTestTemporal } from '../test/support/temporal.ts';
+import { startOwnTestTemporal } from '../test/support/temporal.ts';
 import { measureOAuthSideBySide } from './oauth-side-by-side.ts';
 import { oauthSection, withOAuthSection } from './report.ts';
 import { startParkedWorker } from './stack.ts';
@@ -18,7 +18,7 @@ const calls = QUICK ? 60 : 300;
 const warmup = QUICK ? 10 : 20;
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
-const temporal = await startTestTemporal();
+const temporal = await startOwnTestTemporal();
 let result: Awaited<ReturnType<typeof measureOAuthSideBySide>>;
 try {
   const nodeArgs = await compiledGateway();

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compiledGateway } from '../test/support/gateway-process.ts';
-import { startTestTemporal } from '../test/support/temporal.ts';
+import { startOwnTestTemporal } from '../test/support/temporal.ts';
 import { createTask } from './overhead.ts';
 import { startGatewayProcess, startParkedWorker } from './stack.ts';
 import { pollTasksFor } from './tasks-get-throughput.ts';
@@ -54,7 +54,7 @@ function printTable(heading: string, rows: [string, number][], total: number): v
   }
 }
 
-const temporal = await startTestTemporal();
+const temporal = await startOwnTestTemporal();
 const profileDir = mkdtempSync(join(tmpdir(), 'gateway-profile-'));
 const worker = await startParkedWorker(temporal.server.address, QUEUE);
 const nodeArgs = await compiledGateway();

@@ -2,7 +2,7 @@
 // mining worker, a gateway for tasks (wait budget 0), one that answers inline (30 s), and a bare
 // HTTP proxy. Every gateway runs as the container runs it: compiled, with its Node.js flags.
 import { compiledGateway } from '../test/support/gateway-process.ts';
-import { startTestTemporal, type TestTemporal } from '../test/support/temporal.ts';
+import { type OwnTestTemporal, startOwnTestTemporal } from '../test/support/temporal.ts';
 import {
   type GatewayProcess,
   startBareProxy,
@@ -19,7 +19,7 @@ interface Stoppable {
 }
 
 export interface RunStack {
-  temporal: TestTemporal;
+  temporal: OwnTestTemporal;
   gatewayArgs: string[];
   taskGateway: GatewayProcess;
   inlineGateway: GatewayProcess;
@@ -31,7 +31,7 @@ export interface RunStack {
 }
 
 export async function startRunStack(log: (line: string) => void): Promise<RunStack> {
-  const temporal = await startTestTemporal();
+  const temporal = await startOwnTestTemporal();
   const children: Stoppable[] = [];
   let stopped: Promise<void> | undefined;
   const stop = () => {

@@ -204,7 +204,7 @@ async function measurePushPart(stack: RunStack): Promise<void> {
   log(`push: ${settings.pushRounds} tasks each way, then ${settings.pushSubscriptions} open subscriptions`);
   const pushGateway = stack.started(
     await startGatewayProcess({
-      temporalAddress: stack.temporal.server.address,
+      temporalAddress: stack.temporal.address,
       taskQueue: MINING_QUEUE,
       waitBudgetMs: 0,
       nodeArgs: stack.gatewayArgs,
@@ -269,7 +269,7 @@ async function measureScales(stack: RunStack): Promise<void> {
     );
     const gateway = stack.started(
       await startGatewayProcess({
-        temporalAddress: stack.temporal.server.address,
+        temporalAddress: stack.temporal.address,
         taskQueue: PARKED_QUEUE,
         waitBudgetMs: 1_000,
         nodeArgs,

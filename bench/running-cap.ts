@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compiledGateway } from '../test/support/gateway-process.ts';
-import { startTestTemporal } from '../test/support/temporal.ts';
+import { startOwnTestTemporal } from '../test/support/temporal.ts';
 import { createTask } from './overhead.ts';
 import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report-table.ts';
 import { startGatewayProcess, startParkedWorker } from './stack.ts';
@@ -46,7 +46,7 @@ function capSection(off: Distribution, on: Distribution): string {
   ].join('\n');
 }
 
-const temporal = await startTestTemporal();
+const temporal = await startOwnTestTemporal();
 let off: Distribution;
 let on: Distribution;
 try {

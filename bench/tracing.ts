@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compiledGateway } from '../test/support/gateway-process.ts';
-import { startTestTemporal } from '../test/support/temporal.ts';
+import { startOwnTestTemporal } from '../test/support/temporal.ts';
 import { startParkedWorker } from './stack.ts';
 import { tracingSection, withTracingSection } from './tracing-report.ts';
 import { measureTracingSideBySide, type TracingSideResult } from './tracing-side-by-side.ts';
@@ -17,7 +17,7 @@ const calls = QUICK ? 60 : 300;
 const warmup = QUICK ? 10 : 20;
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
-const temporal = await startTestTemporal();
+const temporal = await startOwnTestTemporal();
 let result: TracingSideResult;
 try {
   const nodeArgs = await compiledGateway();

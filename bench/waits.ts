@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { compiledGateway } from '../test/support/gateway-process.ts';
-import { startTestTemporal } from '../test/support/temporal.ts';
+import { startOwnTestTemporal } from '../test/support/temporal.ts';
 import { measureWaits, WAITS_HEADING, type WaitsResult, waitsSection } from './idle-waits.ts';
 import { startGatewayProcess, startMiningWorker } from './stack.ts';
 import { withSection } from './tracing-report.ts';
@@ -22,7 +22,7 @@ const WAITS_SETTINGS = { watched: QUICK ? 5 : 10, idleMs: QUICK ? 25_000 : 45_00
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-const temporal = await startTestTemporal();
+const temporal = await startOwnTestTemporal();
 let result: WaitsResult;
 let before: { label: string; result: WaitsResult } | undefined;
 try {

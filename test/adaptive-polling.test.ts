@@ -41,11 +41,17 @@ let connection: NativeConnection;
 
 before(async () => {
   temporal = await startTestTemporal();
-  connection = await NativeConnection.connect({ address: temporal.server.address });
-  worker = await Worker.create({ connection, taskQueue: 'fixture-paced', workflowsPath: WORKFLOWS });
+  connection = await NativeConnection.connect({ address: temporal.address });
+  worker = await Worker.create({
+    connection,
+    namespace: temporal.namespace,
+    taskQueue: 'fixture-paced',
+    workflowsPath: WORKFLOWS,
+  });
   workerRun = worker.run();
   gateway = await startGateway({
-    temporalAddress: temporal.server.address,
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
     taskQueue: 'not-used-by-the-catalog',
     env: { MCP_TOOLS_FILE: CATALOG, ...PACING_ENV },
   });

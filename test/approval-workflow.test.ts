@@ -49,7 +49,7 @@ describe('mineChain approval', () => {
     temporal = await startTestTemporal();
     dataDir = mkdtempSync(join(tmpdir(), 'mcp-gw-ledger-'));
     worker = startWorker({
-      TEMPORAL_ADDRESS: temporal.server.address,
+      ...temporal.env,
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       MCP_DATA_DIR: dataDir,
     });

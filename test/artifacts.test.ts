@@ -63,16 +63,18 @@ interface Stack {
 
 /** A worker writing to `store` and a gateway reading the store `env` names, with two principals. */
 async function startStack(store: ArtifactStore, env: Record<string, string>): Promise<Stack> {
-  const connection = await NativeConnection.connect({ address: temporal.server.address });
+  const connection = await NativeConnection.connect({ address: temporal.address });
   const worker = await Worker.create({
     connection,
+    namespace: temporal.namespace,
     taskQueue: TASK_QUEUE,
     workflowsPath: WORKFLOWS,
     activities: artifactActivities(store),
   });
   const running = worker.run();
   const gateway = await startGateway({
-    temporalAddress: temporal.server.address,
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
     taskQueue: 'not-used-by-the-catalog',
     env: {
       MCP_TOOLS_FILE: CATALOG,
@@ -348,7 +350,7 @@ describe('Python workflows: the same reference shape into the local store, and a
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'test-artifacts-'));
     python = startPythonWorker({
-      TEMPORAL_ADDRESS: temporal.server.address,
+      ...temporal.env,
       TEMPORAL_TASK_QUEUE: 'fixture-python-artifacts',
       MCP_ARTIFACT_DIR: dir,
     });

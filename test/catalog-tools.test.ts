@@ -45,19 +45,21 @@ async function call(name: string, args: Record<string, unknown>) {
 before(async () => {
   temporal = await startTestTemporal();
   python = startPythonWorker({
-    TEMPORAL_ADDRESS: temporal.server.address,
+    ...temporal.env,
     TEMPORAL_TASK_QUEUE: 'fixture-review',
   });
-  echoConnection = await NativeConnection.connect({ address: temporal.server.address });
+  echoConnection = await NativeConnection.connect({ address: temporal.address });
   echoWorker = await Worker.create({
     connection: echoConnection,
+    namespace: temporal.namespace,
     taskQueue: 'fixture-echo',
     workflowsPath: ECHO_WORKFLOWS,
   });
   echoRun = echoWorker.run();
   await python.ready;
   gateway = await startGateway({
-    temporalAddress: temporal.server.address,
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
     taskQueue: 'not-used-by-the-catalog',
     waitBudgetMs: 1_500,
     env: { MCP_TOOLS_FILE: CATALOG },

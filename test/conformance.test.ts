@@ -4,12 +4,13 @@
 // requirement set runs (scored or not: the Tasks extension, the SEP-2243 header scenarios,
 // json-schema-2020-12) must pass, except those test/fixtures/conformance/expected-failures.yaml
 // lists as not applicable to a tools-only gateway. The suite needs Node.js >= 22: it runs on the
-// Node.js that CONFORMANCE_NODE names (a bin folder), else the one scripts/install-node.sh installs.
+// Node.js that CONFORMANCE_NODE names (a bin folder), else on the one running this test (the
+// project's lines, 24 and 26).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -41,10 +42,8 @@ let dataDir: string;
 let outputDir: string;
 
 /** The bin folder of a Node.js the suite runs on. */
-async function conformanceNode(): Promise<string> {
-  if (process.env.CONFORMANCE_NODE) return process.env.CONFORMANCE_NODE;
-  const { stdout } = await run('bash', [join(ROOT, 'scripts/install-node.sh')], { cwd: ROOT });
-  return stdout.trim().split('\n').pop() as string;
+function conformanceNode(): string {
+  return process.env.CONFORMANCE_NODE || dirname(process.execPath);
 }
 
 interface Check {
@@ -77,9 +76,9 @@ before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'conformance-'));
   outputDir = join(dataDir, 'results');
   temporal = await startTestTemporal();
-  worker = await startConformanceWorker(temporal.server.address);
+  worker = await startConformanceWorker(temporal.env);
   gateway = await startGatewayProcess(await freePort(), {
-    TEMPORAL_ADDRESS: temporal.server.address,
+    ...temporal.env,
     MCP_TOOLS_FILE: CATALOG,
     MCP_DATA_DIR: dataDir,
     MCP_SERVER_SECRET: TEST_SERVER_SECRET,
@@ -109,7 +108,7 @@ after(async () => {
 test(`the conformance suite's ${REVISION} requirement set passes but for the scenarios that do not apply`, {
   timeout: SUITE_TIMEOUT_MS,
 }, async () => {
-  const nodeBin = await conformanceNode();
+  const nodeBin = conformanceNode();
   const { bin } = JSON.parse(readFileSync(join(SUITE, 'package.json'), 'utf8')) as {
     bin: Record<string, string>;
   };

@@ -14,7 +14,8 @@ let gateway: TestGateway;
 before(async () => {
   temporal = await startTestTemporal();
   gateway = await startGateway({
-    temporalAddress: temporal.server.address,
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
     taskQueue: `http-answers-${process.pid}`,
   });
 });

@@ -58,15 +58,18 @@ async function call(token: string, params: Record<string, unknown>, framing: Fra
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'input-rounds-'));
   temporal = await startTestTemporal();
-  worker = await startConformanceWorker(temporal.server.address);
+  worker = await startConformanceWorker(temporal.env);
   gateway = await startGatewayProcess(await freePort(), {
-    TEMPORAL_ADDRESS: temporal.server.address,
+    ...temporal.env,
     MCP_TOOLS_FILE: CATALOG,
     MCP_DATA_DIR: dataDir,
     MCP_SERVER_SECRET: TEST_SERVER_SECRET,
     MCP_AUTH_TOKENS: `alice:${ALICE},bob:${BOB}`,
   });
-  client = new Client({ connection: await Connection.connect({ address: temporal.server.address }) });
+  client = new Client({
+    connection: await Connection.connect({ address: temporal.address }),
+    namespace: temporal.namespace,
+  });
 });
 
 after(async () => {

@@ -46,7 +46,7 @@ before(async () => {
   });
   const backend = () =>
     new TemporalBackend(temporal.client, {
-      namespace: 'default',
+      namespace: temporal.namespace,
       callTimeoutMs: config.temporalTimeoutMs,
       queryTimeoutMs: config.queryTimeoutMs,
       serverSecret: Buffer.from('logging-test-server-secret-0123456789abcdef'),

@@ -101,16 +101,18 @@ before(async () => {
       scope: 'mcp:tools echo:run',
       ttlSeconds: 300,
     }),
-    NativeConnection.connect({ address: temporal.server.address }),
+    NativeConnection.connect({ address: temporal.address }),
   ]);
   echoWorker = await Worker.create({
     connection: echoConnection,
+    namespace: temporal.namespace,
     taskQueue: TASK_QUEUE,
     workflowsPath: ECHO_WORKFLOWS,
   });
   echoRun = echoWorker.run();
   gateway = await startGateway({
-    temporalAddress: temporal.server.address,
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
     taskQueue: TASK_QUEUE,
     port,
     env: {
@@ -437,7 +439,8 @@ describe('principals that cannot collide', () => {
     assert.match(answer.error?.message ?? '', /Task not found/);
 
     const aliased = await startGateway({
-      temporalAddress: temporal.server.address,
+      temporalAddress: temporal.address,
+      temporalNamespace: temporal.namespace,
       taskQueue: TASK_QUEUE,
       env: {
         MCP_TOOLS_FILE: writeCatalog(),
@@ -543,7 +546,8 @@ describe('the key set', () => {
   test('an issuer that does not answer at all: 503 naming the discovery document, quickly', async () => {
     const nowhere = `http://127.0.0.1:${await freePort()}`;
     const lost = await startGateway({
-      temporalAddress: temporal.server.address,
+      temporalAddress: temporal.address,
+      temporalNamespace: temporal.namespace,
       taskQueue: TASK_QUEUE,
       env: {
         MCP_OAUTH_ISSUER: nowhere,

@@ -29,17 +29,19 @@ before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'observability-'));
   temporal = await startTestTemporal();
   worker = startWorker({
-    TEMPORAL_ADDRESS: temporal.server.address,
+    ...temporal.env,
     TEMPORAL_TASK_QUEUE: TASK_QUEUE,
     MCP_DATA_DIR: dataDir,
   });
   gateway = await startGateway({
-    temporalAddress: temporal.server.address,
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
     taskQueue: TASK_QUEUE,
     waitBudgetMs: 2_500,
   });
   limited = await startGateway({
-    temporalAddress: temporal.server.address,
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
     taskQueue: TASK_QUEUE,
     env: { MCP_POLL_INTERVAL_MS: '60000', MCP_POLL_MIN_INTERVAL_MS: '60000' },
   });

@@ -22,7 +22,8 @@ let speed: MinerSpeed;
 async function gatewayFor(options: Partial<Parameters<typeof startGateway>[0]>): Promise<TestGateway> {
   assert.ok(temporal);
   const gateway = await startGateway({
-    temporalAddress: temporal.server.address,
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
     taskQueue: TASK_QUEUE,
     ...options,
   });
@@ -32,7 +33,7 @@ async function gatewayFor(options: Partial<Parameters<typeof startGateway>[0]>):
 
 before(async () => {
   temporal = await startTestTemporal();
-  worker = startWorker({ TEMPORAL_ADDRESS: temporal.server.address, TEMPORAL_TASK_QUEUE: TASK_QUEUE });
+  worker = startWorker({ ...temporal.env, TEMPORAL_TASK_QUEUE: TASK_QUEUE });
   const gateway = await gatewayFor({});
   await worker.ready;
   speed = await calibrate(gateway.url);
@@ -85,7 +86,8 @@ describe('no worker polling the task queue', () => {
   before(async () => {
     assert.ok(temporal);
     gateway = await startGateway({
-      temporalAddress: temporal.server.address,
+      temporalAddress: temporal.address,
+      temporalNamespace: temporal.namespace,
       taskQueue: `nobody-home-${process.pid}`,
       waitBudgetMs: 300,
       queryTimeoutMs: 800,

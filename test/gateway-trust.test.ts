@@ -50,7 +50,8 @@ const endless = () => ({ difficulty: 40, blocks: 1, data: randomUUID() });
 
 async function gatewayWith(env: Record<string, string>, options: { pollIntervalMs?: number } = {}) {
   const started = await startGateway({
-    temporalAddress: temporal.server.address,
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
     taskQueue: TASK_QUEUE,
     ...options,
     // The product's default running-task cap: task ids name their slot and run, as users get them.
@@ -62,10 +63,14 @@ async function gatewayWith(env: Record<string, string>, options: { pollIntervalM
 
 before(async () => {
   temporal = await startTestTemporal();
-  worker = startWorker({ TEMPORAL_ADDRESS: temporal.server.address, TEMPORAL_TASK_QUEUE: TASK_QUEUE });
+  worker = startWorker({ ...temporal.env, TEMPORAL_TASK_QUEUE: TASK_QUEUE });
   gateway = await gatewayWith({});
   // The calibration runs as a principal of its own, through a gateway without auth.
-  const open = await startGateway({ temporalAddress: temporal.server.address, taskQueue: TASK_QUEUE });
+  const open = await startGateway({
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
+    taskQueue: TASK_QUEUE,
+  });
   gateways.push(open);
   await worker.ready;
   speed = await calibrate(open.url);
@@ -185,7 +190,8 @@ describe('authentication', () => {
 describe('a loopback bind other than 127.0.0.1', () => {
   test('127.0.0.2 without tokens: no authentication, and foreign Host and Origin headers are refused', async () => {
     const local = await startGateway({
-      temporalAddress: temporal.server.address,
+      temporalAddress: temporal.address,
+      temporalNamespace: temporal.namespace,
       taskQueue: TASK_QUEUE,
       env: { MCP_HOST: '127.0.0.2' },
     });

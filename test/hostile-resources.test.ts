@@ -106,16 +106,17 @@ before(async () => {
     scope: 'mcp:tools report:read',
     ttlSeconds: 300,
   });
-  const connection = await NativeConnection.connect({ address: temporal.server.address });
+  const connection = await NativeConnection.connect({ address: temporal.address });
   const created = await Worker.create({
     connection,
+    namespace: temporal.namespace,
     taskQueue: TASK_QUEUE,
     workflowsPath: WORKFLOWS,
     activities: artifactActivities(new LocalArtifactStore(artifacts)),
   });
   worker = { shutdown: () => created.shutdown(), running: created.run(), connection };
   gateway = await startGatewayProcess(port, {
-    TEMPORAL_ADDRESS: temporal.server.address,
+    ...temporal.env,
     TEMPORAL_TASK_QUEUE: TASK_QUEUE,
     MCP_SERVER_SECRET: TEST_SERVER_SECRET,
     MCP_DATA_DIR: join(dir, 'data'),

@@ -118,7 +118,7 @@ describe('push under load', () => {
       assert.equal((await stream.next(10_000))?.method, 'notifications/subscriptions/acknowledged');
       assert.equal((await stream.next(10_000))?.method, 'notifications/tasks');
       await stack.temporal.client.workflowService.deleteWorkflowExecution({
-        namespace: 'default',
+        namespace: stack.temporal.namespace,
         workflowExecution: { workflowId: taskId },
       });
       let last: Record<string, unknown> | undefined;
@@ -260,8 +260,13 @@ describe('secret arguments', () => {
         ],
       }),
     );
-    const connection = await NativeConnection.connect({ address: stack.temporal.server.address });
-    const worker = await Worker.create({ connection, taskQueue: queue, workflowsPath: ECHO_WORKFLOWS });
+    const connection = await NativeConnection.connect({ address: stack.temporal.address });
+    const worker = await Worker.create({
+      connection,
+      namespace: stack.temporal.namespace,
+      taskQueue: queue,
+      workflowsPath: ECHO_WORKFLOWS,
+    });
     const running = worker.run();
     try {
       const gateway = await stack.extraGateway({
@@ -486,7 +491,7 @@ describe('a Temporal that stalls mid-start', () => {
   // Without the cap and under it (where the start is the slot's too: nothing before it can stall).
   for (const cap of ['0', '1000'])
     test(`the start reaches Temporal, its answer never comes back: the error names the run, which exists; a retry is not needed (cap ${cap})`, async () => {
-      const proxy = await startTcpProxy(stack.temporal.server.address);
+      const proxy = await startTcpProxy(stack.temporal.address);
       const gateway = await stack.extraGateway({
         temporalTimeoutMs: 1_500,
         env: { TEMPORAL_ADDRESS: proxy.address, MCP_MAX_RUNNING_TASKS: cap },
@@ -559,7 +564,7 @@ describe('a Temporal that stalls before or after the start', () => {
     );
 
   test('stalled after the start (the wait and the describe): the ordinary handle of the run, which exists once', async () => {
-    const proxy = await startTcpProxy(stack.temporal.server.address);
+    const proxy = await startTcpProxy(stack.temporal.address);
     const gateway = await stack.extraGateway({
       temporalTimeoutMs: 1_500,
       env: { TEMPORAL_ADDRESS: proxy.address, MCP_MAX_RUNNING_TASKS: '0', MCP_WAIT_BUDGET_MS: '4000' },
@@ -607,7 +612,7 @@ describe('readiness probes', () => {
 describe('shutdown under load', () => {
   test('SIGTERM with 50 streams open and 20 calls waiting: every stream ends with its result, every call gets its handle, the process exits in time', async () => {
     const gateway = await startGatewayProcess(await freePort(), {
-      TEMPORAL_ADDRESS: stack.temporal.server.address,
+      ...stack.temporal.env,
       TEMPORAL_TASK_QUEUE: stack.taskQueue,
       MCP_SERVER_SECRET: TEST_SERVER_SECRET,
       MCP_DATA_DIR: stack.dataDir,

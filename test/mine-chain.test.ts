@@ -31,7 +31,7 @@ describe('mineChain workflow', () => {
   before(async () => {
     temporal = await startTestTemporal();
     client = temporal.client;
-    worker = startWorker({ TEMPORAL_ADDRESS: temporal.server.address, TEMPORAL_TASK_QUEUE: TASK_QUEUE });
+    worker = startWorker({ ...temporal.env, TEMPORAL_TASK_QUEUE: TASK_QUEUE });
     await worker.ready;
   });
 

@@ -90,7 +90,9 @@ function showHistory(workflowId: string): string {
       '--workflow-id',
       workflowId,
       '--address',
-      temporal.server.address,
+      temporal.address,
+      '--namespace',
+      temporal.namespace,
       '--output',
       'json',
     ],
@@ -124,7 +126,7 @@ async function encryptedPayloads(workflowId: string): Promise<Payload[]> {
     for (const item of Object.values(value)) walk(item);
   };
   const { history } = await temporal.client.workflowService.getWorkflowExecutionHistory({
-    namespace: 'default',
+    namespace: temporal.namespace,
     execution: { workflowId },
   });
   walk(history?.events);
@@ -136,13 +138,13 @@ const keyIdOf = (payload: Payload) => Buffer.from(payload.metadata?.[KEY_ID_META
 before(async () => {
   temporal = await startTestTemporal();
   worker = startWorker({
-    TEMPORAL_ADDRESS: temporal.server.address,
+    ...temporal.env,
     TEMPORAL_TASK_QUEUE: TASK_QUEUE,
     MCP_CODEC_KEYS: `${pair(OLD)},${pair(NEW)}`,
     MCP_CODEC_KEY_ID: OLD.id,
   });
   python = startPythonWorker({
-    TEMPORAL_ADDRESS: temporal.server.address,
+    ...temporal.env,
     TEMPORAL_TASK_QUEUE: 'fixture-review',
     MCP_CODEC_KEYS: `${pair(NEW)} ${pair(OLD)}`,
     MCP_CODEC_KEY_ID: NEW.id,
@@ -152,9 +154,10 @@ before(async () => {
     current: NEW.id,
     keys: new Map([[NEW.id, Buffer.from(NEW.key, 'base64')]]),
   });
-  echoConnection = await NativeConnection.connect({ address: temporal.server.address });
+  echoConnection = await NativeConnection.connect({ address: temporal.address });
   echoWorker = await Worker.create({
     connection: echoConnection,
+    namespace: temporal.namespace,
     taskQueue: 'fixture-echo',
     workflowsPath: ECHO_WORKFLOWS,
     dataConverter: {
@@ -172,7 +175,11 @@ before(async () => {
     },
   });
   echoRun = echoWorker.run();
-  const common = { temporalAddress: temporal.server.address, taskQueue: TASK_QUEUE };
+  const common = {
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
+    taskQueue: TASK_QUEUE,
+  };
   gateway = await startGateway({
     ...common,
     waitBudgetMs: 3_000,
@@ -247,7 +254,7 @@ describe('encrypted history', () => {
     const found = await eventually(
       async () => {
         const { executions } = await temporal.client.workflowService.listWorkflowExecutions({
-          namespace: 'default',
+          namespace: temporal.namespace,
           query: `McpTool = "start_mining" AND McpPrincipal = "ops"`,
         });
         return executions.find((run) => run.execution?.workflowId === workflowId);
@@ -305,7 +312,7 @@ describe('encrypted history', () => {
     assert.ok(!readable.includes(text) && !readable.includes(text.toUpperCase()), 'no plaintext in history');
     // The result was sealed by the Python worker: our codec opens it byte for byte.
     const { history } = await temporal.client.workflowService.getWorkflowExecutionHistory({
-      namespace: 'default',
+      namespace: temporal.namespace,
       execution: { workflowId: id },
     });
     const completed = history?.events?.find((e) => e.workflowExecutionCompletedEventAttributes);
@@ -324,6 +331,7 @@ describe('encrypted history', () => {
     });
     const client = new Client({
       connection: temporal.client.connection,
+      namespace: temporal.namespace,
       dataConverter: { payloadCodecs: [foreign] },
     });
     const handle = await client.workflow.start('mineChain', {
@@ -334,7 +342,7 @@ describe('encrypted history', () => {
     const failure = await eventually(
       async () => {
         const { history } = await temporal.client.workflowService.getWorkflowExecutionHistory({
-          namespace: 'default',
+          namespace: temporal.namespace,
           execution: { workflowId: handle.workflowId },
         });
         return history?.events?.find((e) => e.workflowTaskFailedEventAttributes)
@@ -383,7 +391,7 @@ async function codecCall(
   target: TestGateway,
   op: 'encode' | 'decode',
   body: unknown,
-  headers: Record<string, string> = { ...AUTH, origin: UI_ORIGIN, 'x-namespace': 'default' },
+  headers: Record<string, string> = { ...AUTH, origin: UI_ORIGIN, 'x-namespace': temporal.namespace },
 ) {
   const response = await fetch(codecUrl(target, op), {
     method: 'POST',
@@ -535,7 +543,8 @@ describe('the codec server', () => {
   test('a gateway that authenticates does not start a codec server without the principals who may use it', async () => {
     await assert.rejects(
       startGateway({
-        temporalAddress: temporal.server.address,
+        temporalAddress: temporal.address,
+        temporalNamespace: temporal.namespace,
         taskQueue: TASK_QUEUE,
         env: gatewayEnv(pair(OLD), OLD.id, { MCP_CODEC_SERVER: 'true', MCP_CODEC_CORS_ORIGINS: UI_ORIGIN }),
       }),
@@ -545,7 +554,8 @@ describe('the codec server', () => {
 
   test('without authentication (loopback gateway): local callers, and browsers of an allowed origin only', async () => {
     const local = await startGateway({
-      temporalAddress: temporal.server.address,
+      temporalAddress: temporal.address,
+      temporalNamespace: temporal.namespace,
       taskQueue: TASK_QUEUE,
       env: { MCP_CODEC_KEYS: pair(OLD), MCP_CODEC_SERVER: 'true', MCP_CODEC_CORS_ORIGINS: UI_ORIGIN },
     });
@@ -554,7 +564,7 @@ describe('the codec server', () => {
       const sealed = asJson(await encryptedPayloads(workflowId));
       const fromUi = await codecCall(local, 'decode', sealed, {
         origin: UI_ORIGIN,
-        'x-namespace': 'default',
+        'x-namespace': temporal.namespace,
       });
       assert.equal(fromUi.status, 200);
       assert.ok(

@@ -17,7 +17,12 @@ import { startGatewayProcess } from './support/gateway-process.ts';
 import { startGateway, TEST_SERVER_SECRET, type TestGateway, taskHandle } from './support/gateway-server.ts';
 import { rpcResult, TASKS_CLIENT } from './support/mcp-http.ts';
 import { type Samples, scrape, summedDelta } from './support/metrics-scrape.ts';
-import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
+import {
+  eventually,
+  startOwnTestTemporal,
+  startTestTemporal,
+  type TestTemporal,
+} from './support/temporal.ts';
 
 const CATALOG = fileURLToPath(new URL('./fixtures/published-catalog.yaml', import.meta.url));
 const WORKFLOWS = fileURLToPath(new URL('./fixtures/workflows/published.ts', import.meta.url));
@@ -28,18 +33,24 @@ let gateway: TestGateway;
 let worker: Worker | undefined;
 let workerRun: Promise<void> | undefined;
 
-async function startWorker(address: string): Promise<{ worker: Worker; run: Promise<void> }> {
-  const conn = await NativeConnection.connect({ address });
-  const created = await Worker.create({ connection: conn, taskQueue: TASK_QUEUE, workflowsPath: WORKFLOWS });
+async function startWorker(on: TestTemporal): Promise<{ worker: Worker; run: Promise<void> }> {
+  const conn = await NativeConnection.connect({ address: on.address });
+  const created = await Worker.create({
+    connection: conn,
+    namespace: on.namespace,
+    taskQueue: TASK_QUEUE,
+    workflowsPath: WORKFLOWS,
+  });
   const run = created.run().finally(() => conn.close());
   return { worker: created, run };
 }
 
 before(async () => {
   temporal = await startTestTemporal();
-  ({ worker, run: workerRun } = await startWorker(temporal.server.address));
+  ({ worker, run: workerRun } = await startWorker(temporal));
   gateway = await startGateway({
-    temporalAddress: temporal.server.address,
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
     taskQueue: 'not-used-by-the-catalog',
     env: { MCP_TOOLS_FILE: CATALOG, MCP_POLL_MIN_INTERVAL_MS: '0' },
   });
@@ -143,7 +154,7 @@ describe('a run that publishes its progress', () => {
       assert.equal(task.status, 'working');
       assert.equal(task.statusMessage, 'Last words');
     }
-    ({ worker, run: workerRun } = await startWorker(temporal.server.address));
+    ({ worker, run: workerRun } = await startWorker(temporal));
   });
 });
 
@@ -180,16 +191,16 @@ describe('a run that only answers the progress query', () => {
 describe('a namespace without McpTaskStatus and McpTaskId', () => {
   let bare: TestTemporal;
   before(async () => {
-    bare = await startTestTemporal({ McpTool: 'Keyword', McpPrincipal: 'Keyword' });
+    bare = await startOwnTestTemporal({ McpTool: 'Keyword', McpPrincipal: 'Keyword' });
   });
   after(async () => {
     await bare?.close();
   });
 
   test('the gateway says so once at start for each, and runs start and publish without them', async () => {
-    const bareWorker = await startWorker(bare.server.address);
+    const bareWorker = await startWorker(bare);
     const gatewayProcess = await startGatewayProcess(await freePort(), {
-      TEMPORAL_ADDRESS: bare.server.address,
+      ...bare.env,
       TEMPORAL_TASK_QUEUE: 'not-used-by-the-catalog',
       MCP_TOOLS_FILE: CATALOG,
       MCP_SERVER_SECRET: TEST_SERVER_SECRET,

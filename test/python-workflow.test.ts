@@ -53,7 +53,7 @@ describe('Python SDK workflow fixture', () => {
   before(async () => {
     temporal = await startTestTemporal();
     worker = startPythonWorker({
-      TEMPORAL_ADDRESS: temporal.server.address,
+      ...temporal.env,
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
     });
     await worker.ready;

@@ -37,7 +37,7 @@ after(async () => {
 
 function backendWith(limit: number): TemporalBackend {
   return new TemporalBackend(temporal.client, {
-    namespace: 'default',
+    namespace: temporal.namespace,
     callTimeoutMs: 10_000,
     queryTimeoutMs: 1_000,
     serverSecret: SECRET,
@@ -120,7 +120,13 @@ test('concurrent keyed starts of one run through two gateways answer one run and
   const taskQueue = `nobody-keyed-${process.pid}`;
   const gateways = await Promise.all(
     [1, 2].map(() =>
-      startGateway({ temporalAddress: temporal.server.address, taskQueue, waitBudgetMs: 100, env }),
+      startGateway({
+        temporalAddress: temporal.address,
+        temporalNamespace: temporal.namespace,
+        taskQueue,
+        waitBudgetMs: 100,
+        env,
+      }),
     ),
   );
   const headers = { authorization: `Bearer ${token}` };
@@ -275,7 +281,7 @@ test('a keyed start whose gateway died before the key was recorded: a retry else
     'the key has its record',
   );
   await temporal.client.workflowService.deleteWorkflowExecution({
-    namespace: 'default',
+    namespace: temporal.namespace,
     workflowExecution: { workflowId: record.workflowId, runId: record.runId },
   });
   await eventually(
@@ -326,7 +332,7 @@ test('a keyed start whose first slot was busy, then freed, and whose record was 
   const recordId = `mcp-key-${keyId}`;
   const record = await temporal.client.workflow.getHandle(recordId).describe();
   await temporal.client.workflowService.deleteWorkflowExecution({
-    namespace: 'default',
+    namespace: temporal.namespace,
     workflowExecution: { workflowId: record.workflowId, runId: record.runId },
   });
   await eventually(

@@ -50,9 +50,14 @@ const logged: { workflowId: string; runId: string; message: string }[] = [];
 before(async () => {
   temporal = await startTestTemporal();
   dir = mkdtempSync(join(tmpdir(), 'test-stuck-run-'));
-  connection = await NativeConnection.connect({ address: temporal.server.address });
+  connection = await NativeConnection.connect({ address: temporal.address });
   // inlineBlob calls no activity.
-  worker = await Worker.create({ connection, taskQueue: 'fixture-artifacts', workflowsPath: WORKFLOWS });
+  worker = await Worker.create({
+    connection,
+    namespace: temporal.namespace,
+    taskQueue: 'fixture-artifacts',
+    workflowsPath: WORKFLOWS,
+  });
   running = worker.run();
   const env = {
     MCP_TOOLS_FILE: CATALOG,
@@ -61,7 +66,12 @@ before(async () => {
     MCP_CLIENT_WAIT_BUDGETS: `${TASKS_CLIENT.clientInfo.name}=0`,
     ...DEFAULT_CAP,
   };
-  patient = await startGateway({ temporalAddress: temporal.server.address, taskQueue: 'unused', env });
+  patient = await startGateway({
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
+    taskQueue: 'unused',
+    env,
+  });
   strictUrl = await strictGateway(env, {});
 });
 
@@ -69,7 +79,7 @@ before(async () => {
 async function strictGateway(env: Record<string, string>, extra: Record<string, string>): Promise<URL> {
   const config = await loadSettings({
     ...env,
-    TEMPORAL_ADDRESS: temporal.server.address,
+    ...temporal.env,
     MCP_PORT: '0',
     MCP_STUCK_RUN_GRACE_MS: String(GRACE_MS),
     ...extra,

@@ -60,12 +60,12 @@ before(async () => {
   jaeger = await startTestJaeger();
   temporal = await startTestTemporal();
   worker = startWorker({
-    TEMPORAL_ADDRESS: temporal.server.address,
+    ...temporal.env,
     TEMPORAL_TASK_QUEUE: TASK_QUEUE,
     ...otelEnv('mcp-worker'),
   });
   gateway = await startGatewayProcess(await freePort(), {
-    TEMPORAL_ADDRESS: temporal.server.address,
+    ...temporal.env,
     TEMPORAL_TASK_QUEUE: TASK_QUEUE,
     MCP_SERVER_SECRET: 'tracing-test-secret-0123456789abcdef0123456789',
     MCP_WAIT_BUDGET_MS: String(WAIT_BUDGET_MS),
@@ -193,12 +193,12 @@ describe('tracing through a real Jaeger', () => {
 
   it('carries the trace into a Python workflow: its run is a child of the gateway’s start', async () => {
     const python = startPythonWorker({
-      TEMPORAL_ADDRESS: temporal.server.address,
+      ...temporal.env,
       TEMPORAL_TASK_QUEUE: 'fixture-review',
       ...otelEnv('python-worker'),
     });
     const catalogGateway = await startGatewayProcess(await freePort(), {
-      TEMPORAL_ADDRESS: temporal.server.address,
+      ...temporal.env,
       MCP_TOOLS_FILE: fileURLToPath(new URL('./fixtures/catalog.yaml', import.meta.url)),
       MCP_SERVER_SECRET: 'tracing-test-secret-0123456789abcdef0123456789',
       LOG_FORMAT: 'json',

@@ -14,7 +14,7 @@ let backend: TemporalBackend;
 before(async () => {
   temporal = await startTestTemporal();
   backend = new TemporalBackend(temporal.client, {
-    namespace: 'default',
+    namespace: temporal.namespace,
     callTimeoutMs: 10_000,
     queryTimeoutMs: 1_000,
     serverSecret: Buffer.from(TEST_SERVER_SECRET),

@@ -26,7 +26,7 @@ describe('worker crash mid-block', () => {
   });
 
   it('completes on another worker, resuming from the heartbeat nonce instead of 0', async () => {
-    const env = { TEMPORAL_ADDRESS: temporal.server.address, TEMPORAL_TASK_QUEUE: TASK_QUEUE };
+    const env = { ...temporal.env, TEMPORAL_TASK_QUEUE: TASK_QUEUE };
     const first = startWorker(env);
     workers.push(first);
     await first.ready;
@@ -64,7 +64,7 @@ describe('worker crash mid-block', () => {
   });
 
   it('cancelled while its worker is dead: the run ends cancelled, not failed by the heartbeat timeout', async () => {
-    const env = { TEMPORAL_ADDRESS: temporal.server.address, TEMPORAL_TASK_QUEUE: TASK_QUEUE };
+    const env = { ...temporal.env, TEMPORAL_TASK_QUEUE: TASK_QUEUE };
     const first = startWorker(env);
     workers.push(first);
     await first.ready;

@@ -17,11 +17,14 @@ describe('worker process', () => {
 
   it('says which queue it polls and stops gracefully on SIGTERM', async () => {
     const worker = startWorker({
-      TEMPORAL_ADDRESS: temporal.server.address,
+      ...temporal.env,
       TEMPORAL_TASK_QUEUE: 'lifecycle-q',
     });
     await worker.ready;
-    assert.match(worker.output(), /polling task queue "lifecycle-q" in namespace "default"/);
+    assert.ok(
+      worker.output().includes(`polling task queue "lifecycle-q" in namespace "${temporal.namespace}"`),
+      worker.output(),
+    );
     const exit = await worker.stop('SIGTERM');
     assert.deepEqual(exit, { code: 0, signal: null, killed: false });
     assert.match(worker.output(), /worker: stopped/);
@@ -39,7 +42,7 @@ describe('worker process', () => {
 
   it('refuses a malformed setting with a clear message', async () => {
     const worker = startWorker({
-      TEMPORAL_ADDRESS: temporal.server.address,
+      ...temporal.env,
       WORKER_MAX_CONCURRENT_ACTIVITIES: 'lots',
     });
     await assert.rejects(worker.ready, /exited \(code 1/);

@@ -3,14 +3,15 @@
 import { startTestProcess, type TestProcess, type TestProcessOptions } from './child-process.ts';
 
 export function startConformanceWorker(
-  temporalAddress: string,
+  /** TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE (TestTemporal.env). */
+  temporal: Record<string, string>,
   options: Partial<TestProcessOptions> = {},
 ): Promise<TestProcess> {
   return startTestProcess({
     name: 'conformance worker',
     command: process.execPath,
     args: ['--import', 'tsx', 'test/fixtures/conformance/worker.ts'],
-    env: { TEMPORAL_ADDRESS: temporalAddress },
+    env: { ...temporal },
     readyText: 'worker: polling task queue',
     readyTimeoutMs: 120_000,
     ...options,

@@ -11,6 +11,8 @@ import { taskRun } from '../../gateway/temporal/task-ids.ts';
 
 export interface GatewayOptions {
   temporalAddress: string;
+  /** The test file's namespace (TestTemporal.namespace); "default" when absent. */
+  temporalNamespace?: string;
   taskQueue: string;
   waitBudgetMs?: number;
   pollIntervalMs?: number;
@@ -54,6 +56,7 @@ export async function startGateway(options: GatewayOptions): Promise<TestGateway
   const interval = options.env?.MCP_POLL_INTERVAL_MS ?? String(options.pollIntervalMs ?? 250);
   const config = await loadSettings({
     TEMPORAL_ADDRESS: options.temporalAddress,
+    ...(options.temporalNamespace ? { TEMPORAL_NAMESPACE: options.temporalNamespace } : {}),
     TEMPORAL_TASK_QUEUE: options.taskQueue,
     MCP_HOST: '127.0.0.1',
     MCP_PORT: '0',

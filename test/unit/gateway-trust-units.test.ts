@@ -5,14 +5,14 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { principalForToken } from '../gateway/http/bearer-auth.ts';
-import { isLoopback, loopbackHostnames } from '../gateway/http/loopback.ts';
-import { PollRateLimiter, polledTaskIds, pollRateLimit } from '../gateway/http/poll-limit.ts';
-import { loadServerSecret, SECRET_FILE_NAME } from '../gateway/server-secret.ts';
-import { authTokensFromEnv, parseAuthTokens } from '../gateway/settings/auth.ts';
-import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
-import { assertSafeBind } from '../gateway/settings/listen.ts';
-import { differingArguments, isOwnedBy, keyedTaskId } from '../gateway/temporal/task-ids.ts';
+import { principalForToken } from '../../gateway/http/bearer-auth.ts';
+import { isLoopback, loopbackHostnames } from '../../gateway/http/loopback.ts';
+import { PollRateLimiter, polledTaskIds, pollRateLimit } from '../../gateway/http/poll-limit.ts';
+import { loadServerSecret, SECRET_FILE_NAME } from '../../gateway/server-secret.ts';
+import { authTokensFromEnv, parseAuthTokens } from '../../gateway/settings/auth.ts';
+import { DEFAULTS, loadSettings } from '../../gateway/settings/index.ts';
+import { assertSafeBind } from '../../gateway/settings/listen.ts';
+import { differingArguments, isOwnedBy, keyedTaskId } from '../../gateway/temporal/task-ids.ts';
 
 const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-9876543210ab';

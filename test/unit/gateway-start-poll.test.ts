@@ -8,7 +8,7 @@ import {
   secondsText,
   startPollJson,
   toolResult,
-} from '../gateway/mcp/start-poll.ts';
+} from '../../gateway/mcp/start-poll.ts';
 import {
   BROKEN,
   CANCELLED,
@@ -21,7 +21,7 @@ import {
   TOOL_ERROR,
   view,
   WAITING_FOR_INPUT,
-} from './support/gateway-fixtures.ts';
+} from '../support/gateway-fixtures.ts';
 
 const json = (state: Parameters<typeof view>[0]) =>
   startPollJson(view(state, 'mine-abc'), MINING, 2_500) as unknown as Record<string, unknown>;

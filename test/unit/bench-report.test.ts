@@ -1,8 +1,8 @@
 // The bench's arithmetic and verdicts (no timing is asserted anywhere: the bench only prints).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { renderReport } from '../bench/report.ts';
-import { distribution } from '../bench/stats.ts';
+import { renderReport } from '../../bench/report.ts';
+import { distribution } from '../../bench/stats.ts';
 
 const machine = { date: '2026-11-30T00:00:00.000Z', nproc: 2, cpuModel: 'Test CPU', node: 'v20.0.0' };
 

@@ -11,10 +11,10 @@ import {
   searchNonces,
   searchNoncesReference,
   writeNonce,
-} from '../activities/pow/block.ts';
-import { availableCores, core } from '../activities/pow/miner-cores.ts';
-import { difficultyMasks, scanTail, tailContext, tailDigest } from '../activities/pow/sha256-midstate.ts';
-import { GENESIS_HASH } from '../workflows/mining/genesis.ts';
+} from '../../activities/pow/block.ts';
+import { availableCores, core } from '../../activities/pow/miner-cores.ts';
+import { difficultyMasks, scanTail, tailContext, tailDigest } from '../../activities/pow/sha256-midstate.ts';
+import { GENESIS_HASH } from '../../workflows/mining/genesis.ts';
 
 const TWO_32 = 2 ** 32;
 

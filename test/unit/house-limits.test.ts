@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { checkSource, checkTree, formatViolation, LIMITS, summarize } from '../scripts/house-limits.ts';
+import { checkSource, checkTree, formatViolation, LIMITS, summarize } from '../../scripts/house-limits.ts';
 
 const roots: string[] = [];
 after(() => {

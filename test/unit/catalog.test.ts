@@ -6,15 +6,15 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Catalog, defaultCompanions } from '../gateway/mcp/catalog.ts';
+import { Catalog, defaultCompanions } from '../../gateway/mcp/catalog.ts';
 import {
   builtInCatalogPath,
   loadCatalog,
   loadCatalogFile,
   loadCatalogModule,
-} from '../gateway/mcp/catalog-file.ts';
-import { BUILT_IN_CATALOG, BUILT_IN_CATALOG_COMPILED } from '../gateway/runtime-flags.ts';
-import { loadSettings } from '../gateway/settings/index.ts';
+} from '../../gateway/mcp/catalog-file.ts';
+import { BUILT_IN_CATALOG, BUILT_IN_CATALOG_COMPILED } from '../../gateway/runtime-flags.ts';
+import { loadSettings } from '../../gateway/settings/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,7 +39,7 @@ const json = (tools: unknown[]) =>
 
 describe('a good catalog', () => {
   test('the fixture file: defaults filled in, companions named, the key argument kept', async () => {
-    const path = fileURLToPath(new URL('./fixtures/catalog.yaml', import.meta.url));
+    const path = fileURLToPath(new URL('../fixtures/catalog.yaml', import.meta.url));
     const [echo, review] = await loadCatalogFile(path, defaults);
     assert.equal(echo?.taskQueue, 'fixture-echo');
     assert.equal(echo?.waitBudgetMs, 1500);
@@ -292,7 +292,7 @@ describe('a catalog module', () => {
 
 describe('the built-in catalog', () => {
   test('a catalog module found by path: from the sources in the repository, compiled beside the bundle', () => {
-    const root = fileURLToPath(new URL('..', import.meta.url));
+    const root = fileURLToPath(new URL('../..', import.meta.url));
     assert.equal(relative(root, builtInCatalogPath()), BUILT_IN_CATALOG);
     assert.equal(
       builtInCatalogPath('file:///app/dist/gateway.mjs'),

@@ -2,10 +2,10 @@
 // and protocol revision come from, for both protocol eras. Pure.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { miningTool } from '../catalog/mining/entry.ts';
-import { genericPresentation } from '../gateway/mcp/presentation.ts';
-import { requestOrigin } from '../gateway/mcp/tools-call.ts';
-import { runDetails } from '../gateway/temporal/run-texts.ts';
+import { miningTool } from '../../catalog/mining/entry.ts';
+import { genericPresentation } from '../../gateway/mcp/presentation.ts';
+import { requestOrigin } from '../../gateway/mcp/tools-call.ts';
+import { runDetails } from '../../gateway/temporal/run-texts.ts';
 
 const noSession = { getClientVersion: () => undefined, getNegotiatedProtocolVersion: () => undefined };
 

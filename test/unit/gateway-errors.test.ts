@@ -20,10 +20,10 @@ import {
   missingTasksCapability,
   taskNotFound,
   toProtocolError,
-} from '../gateway/mcp/errors.ts';
-import { isTemporalUnavailable, TemporalDeadlineError } from '../gateway/temporal/errors.ts';
-import { queryFailureNote } from '../gateway/temporal/query-notes.ts';
-import { stateFromResultError } from '../gateway/temporal/wait.ts';
+} from '../../gateway/mcp/errors.ts';
+import { isTemporalUnavailable, TemporalDeadlineError } from '../../gateway/temporal/errors.ts';
+import { queryFailureNote } from '../../gateway/temporal/query-notes.ts';
+import { stateFromResultError } from '../../gateway/temporal/wait.ts';
 
 const workflowFailed = (cause: Error) =>
   new WorkflowFailedError('Workflow execution failed', cause, RetryState.NON_RETRYABLE_FAILURE);

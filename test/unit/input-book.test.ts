@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InputBook } from '../workflows/input-book.ts';
-import type { InputResponse } from '../workflows/mcp-contract.ts';
-import { approvalRequest, readApproval } from '../workflows/mining/approval.ts';
+import { InputBook } from '../../workflows/input-book.ts';
+import type { InputResponse } from '../../workflows/mcp-contract.ts';
+import { approvalRequest, readApproval } from '../../workflows/mining/approval.ts';
 
 const chain = {
   difficulty: 8,

@@ -3,12 +3,12 @@
 // frame parser.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseCliOptions, UsageError } from '../client/cli-options.ts';
-import { companionsOf, defaultCompanions, findCompanions, startTools } from '../client/companions.ts';
-import { resumeTool, taskIdPrefix } from '../client/resume-tool.ts';
-import { readSseFrames } from '../client/sse.ts';
-import { argumentHelp, flagName, toolArguments } from '../client/tool-flags.ts';
-import type { ListedTool } from '../client/tool-list.ts';
+import { parseCliOptions, UsageError } from '../../client/cli-options.ts';
+import { companionsOf, defaultCompanions, findCompanions, startTools } from '../../client/companions.ts';
+import { resumeTool, taskIdPrefix } from '../../client/resume-tool.ts';
+import { readSseFrames } from '../../client/sse.ts';
+import { argumentHelp, flagName, toolArguments } from '../../client/tool-flags.ts';
+import type { ListedTool } from '../../client/tool-list.ts';
 
 const report: ListedTool = {
   name: 'build_report',

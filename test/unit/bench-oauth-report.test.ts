@@ -2,9 +2,9 @@
 // its own (bench/oauth.ts) puts them into the last full report, replacing earlier ones.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { OAuthSideResult } from '../bench/oauth-side-by-side.ts';
-import { OAUTH_HEADING, withOAuthSection } from '../bench/report.ts';
-import { distribution } from '../bench/stats.ts';
+import type { OAuthSideResult } from '../../bench/oauth-side-by-side.ts';
+import { OAUTH_HEADING, withOAuthSection } from '../../bench/report.ts';
+import { distribution } from '../../bench/stats.ts';
 
 const result = (oauthMs: number): OAuthSideResult => ({
   staticGet: distribution([10, 10, 10, 20]),

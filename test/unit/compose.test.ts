@@ -7,16 +7,16 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { DEFAULT_TASK_QUEUE } from '../common/temporal-env.ts';
-import { loadCatalogFile } from '../gateway/mcp/catalog-file.ts';
+import { DEFAULT_TASK_QUEUE } from '../../common/temporal-env.ts';
+import { loadCatalogFile } from '../../gateway/mcp/catalog-file.ts';
 import {
   BUILT_IN_CATALOG,
   BUILT_IN_CATALOG_COMPILED,
   GATEWAY_BUNDLE,
   GATEWAY_NODE_FLAGS,
-} from '../gateway/runtime-flags.ts';
-import { loadSettings } from '../gateway/settings/index.ts';
-import { NAMESPACE_RETENTION } from '../launcher/cluster/namespace.ts';
+} from '../../gateway/runtime-flags.ts';
+import { loadSettings } from '../../gateway/settings/index.ts';
+import { NAMESPACE_RETENTION } from '../../launcher/cluster/namespace.ts';
 import {
   DYNAMIC_CONFIG,
   SCHEMAS,
@@ -24,13 +24,13 @@ import {
   TEMPORAL_SERVER_VERSION,
   TEMPORAL_SERVICES,
   VISIBILITY_DB,
-} from '../launcher/cluster/temporal-server.ts';
-import { SEARCH_ATTRIBUTES } from '../launcher/dev-server.ts';
-import { TEMPORAL_CLI_VERSION } from '../launcher/temporal-cli.ts';
-import { DEFAULT_BUNDLE_PATH } from '../worker/options.ts';
-import { MINE_CHAIN_WORKFLOW } from '../workflows/mining/types.ts';
+} from '../../launcher/cluster/temporal-server.ts';
+import { SEARCH_ATTRIBUTES } from '../../launcher/dev-server.ts';
+import { TEMPORAL_CLI_VERSION } from '../../launcher/temporal-cli.ts';
+import { DEFAULT_BUNDLE_PATH } from '../../worker/options.ts';
+import { MINE_CHAIN_WORKFLOW } from '../../workflows/mining/types.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
 // ---- docker-compose.yml -------------------------------------------------------------------------
@@ -432,8 +432,9 @@ describe('docker-compose.yml', () => {
       const entries = [service(name).command ?? [], service(name).healthcheck?.test.slice(1) ?? []]
         .map(sourceEntry)
         .filter((entry): entry is string => entry !== undefined);
+      // Build outputs (dist/) are compiled from sources in the set; a fresh checkout has none yet.
       const code = entries
-        .flatMap((entry) => [...loadedBy(entry).files])
+        .flatMap((entry) => [...loadedBy(entry).files].filter((file) => !file.startsWith('dist/')))
         .map((file) => read(file))
         .join('\n');
       for (const variable of Object.keys(service(name).environment ?? {})) {

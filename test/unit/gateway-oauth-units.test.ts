@@ -8,15 +8,19 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { discoveryUrls } from '../gateway/http/authorization-server.ts';
-import { JwtAccessTokenVerifier, tokenScopes } from '../gateway/http/jwt-verifier.ts';
-import { OAuthResourceServer, ToolScopes } from '../gateway/http/oauth.ts';
-import { OAUTH_DEFAULTS, type OAuthSettings, oauthSettingsFromEnv } from '../gateway/http/oauth-settings.ts';
-import { Catalog, catalogTool } from '../gateway/mcp/catalog.ts';
-import { loadCatalogFile } from '../gateway/mcp/catalog-file.ts';
-import { inputRequestId } from '../gateway/mcp/legacy-task-input.ts';
-import { loadSettings } from '../gateway/settings/index.ts';
-import { runTaskId } from '../gateway/temporal/task-ids.ts';
+import { discoveryUrls } from '../../gateway/http/authorization-server.ts';
+import { JwtAccessTokenVerifier, tokenScopes } from '../../gateway/http/jwt-verifier.ts';
+import { OAuthResourceServer, ToolScopes } from '../../gateway/http/oauth.ts';
+import {
+  OAUTH_DEFAULTS,
+  type OAuthSettings,
+  oauthSettingsFromEnv,
+} from '../../gateway/http/oauth-settings.ts';
+import { Catalog, catalogTool } from '../../gateway/mcp/catalog.ts';
+import { loadCatalogFile } from '../../gateway/mcp/catalog-file.ts';
+import { inputRequestId } from '../../gateway/mcp/legacy-task-input.ts';
+import { loadSettings } from '../../gateway/settings/index.ts';
+import { runTaskId } from '../../gateway/temporal/task-ids.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oauth-units-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

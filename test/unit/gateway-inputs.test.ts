@@ -1,12 +1,17 @@
 // Tool argument schemas, task ids, capability detection and configuration.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_BLOCKS, DEFAULT_DIFFICULTY, mineChainInput, miningTool } from '../catalog/mining/entry.ts';
-import { workflowIdArgs } from '../gateway/mcp/companions.ts';
-import { declaresTasksExtension } from '../gateway/mcp/handler.ts';
-import { inputResponsesSchema } from '../gateway/mcp/input-rounds.ts';
-import { validated } from '../gateway/mcp/tools-call.ts';
-import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
+import {
+  DEFAULT_BLOCKS,
+  DEFAULT_DIFFICULTY,
+  mineChainInput,
+  miningTool,
+} from '../../catalog/mining/entry.ts';
+import { workflowIdArgs } from '../../gateway/mcp/companions.ts';
+import { declaresTasksExtension } from '../../gateway/mcp/handler.ts';
+import { inputResponsesSchema } from '../../gateway/mcp/input-rounds.ts';
+import { validated } from '../../gateway/mcp/tools-call.ts';
+import { DEFAULTS, loadSettings } from '../../gateway/settings/index.ts';
 import {
   isOwnedBy,
   isTaskOfRun,
@@ -20,8 +25,8 @@ import {
   taskKey,
   taskRun,
   taskSlot,
-} from '../gateway/temporal/task-ids.ts';
-import { LIMITS } from '../workflows/mining/bounds.ts';
+} from '../../gateway/temporal/task-ids.ts';
+import { LIMITS } from '../../workflows/mining/bounds.ts';
 
 const mining = miningTool({ taskQueue: 'q', waitBudgetMs: 1_000 });
 const check = (args: unknown) => validated<Record<string, unknown>>(mining.validateArguments, args);

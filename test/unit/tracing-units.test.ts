@@ -3,11 +3,11 @@
 // settings `npm start` gives its children beside a local Jaeger. No process, no exporter.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { traceDestination, tracingWanted } from '../common/tracing.ts';
-import { requestSpanSubject } from '../gateway/http/request-tracing.ts';
-import { traceCarrierOf, tracing } from '../gateway/shared/tracing.ts';
-import { jaegerTraceEnv, startConfig } from '../launcher/start-config.ts';
-import { spanFactsOf } from '../worker/tracing.ts';
+import { traceDestination, tracingWanted } from '../../common/tracing.ts';
+import { requestSpanSubject } from '../../gateway/http/request-tracing.ts';
+import { traceCarrierOf, tracing } from '../../gateway/shared/tracing.ts';
+import { jaegerTraceEnv, startConfig } from '../../launcher/start-config.ts';
+import { spanFactsOf } from '../../worker/tracing.ts';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 

@@ -2,7 +2,7 @@
 // cap at once (never a queue), name the cap and a retry hint, and give everything back after.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ReadBudget, type ReadRefusal } from '../gateway/mcp/read-budget.ts';
+import { ReadBudget, type ReadRefusal } from '../../gateway/mcp/read-budget.ts';
 
 class Refused extends Error {
   constructor(readonly refusal: ReadRefusal) {

@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
-import { codecFromEnv, codecKeysFromEnv, describeCodec } from '../common/codec-settings.ts';
+import { codecFromEnv, codecKeysFromEnv, describeCodec } from '../../common/codec-settings.ts';
 import {
   ENCRYPTED_ENCODING,
   type EncryptionCodec,
   KEY_ID_METADATA,
   UndecryptablePayloadError,
-} from '../common/payload-codec.ts';
+} from '../../common/payload-codec.ts';
 
 const KEY_A = Buffer.alloc(32, 1).toString('base64');
 const KEY_B = Buffer.alloc(32, 2).toString('base64');

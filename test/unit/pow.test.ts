@@ -9,8 +9,8 @@ import {
   leadingZeroBits,
   meetsDifficulty,
   searchNonces,
-} from '../activities/pow/block.ts';
-import { GENESIS_HASH } from '../workflows/mining/genesis.ts';
+} from '../../activities/pow/block.ts';
+import { GENESIS_HASH } from '../../workflows/mining/genesis.ts';
 
 const spec = { previousHash: GENESIS_HASH, index: 0, data: 'hello', difficulty: 0 };
 

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { blockHeader, MAX_NONCE } from '../activities/pow/block.ts';
-import { minerNice } from '../activities/pow/miner-priority.ts';
-import { NoncePool } from '../activities/pow/nonce-pool.ts';
-import { GENESIS_HASH } from '../workflows/mining/genesis.ts';
-import { eventually } from './support/temporal.ts';
+import { blockHeader, MAX_NONCE } from '../../activities/pow/block.ts';
+import { minerNice } from '../../activities/pow/miner-priority.ts';
+import { NoncePool } from '../../activities/pow/nonce-pool.ts';
+import { GENESIS_HASH } from '../../workflows/mining/genesis.ts';
+import { eventually } from '../support/temporal.ts';
 
 /** The nice value of every thread of this process (field 19 of /proc/self/task/<tid>/stat). */
 function threadNices(): Map<number, number> {

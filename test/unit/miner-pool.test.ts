@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { blockHeader, MAX_NONCE, searchNonces } from '../activities/pow/block.ts';
-import { NoncePool } from '../activities/pow/nonce-pool.ts';
-import { GENESIS_HASH } from '../workflows/mining/genesis.ts';
+import { blockHeader, MAX_NONCE, searchNonces } from '../../activities/pow/block.ts';
+import { NoncePool } from '../../activities/pow/nonce-pool.ts';
+import { GENESIS_HASH } from '../../workflows/mining/genesis.ts';
 
 const spec = (data: string, difficulty: number, index = 0) => ({
   previousHash: GENESIS_HASH,

@@ -8,8 +8,8 @@ import {
   GetTaskResultV2Schema,
   UpdateTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { hasInputRequests, type TaskTiming } from '../gateway/mcp/start-poll.ts';
-import { createTaskResult, emptyAck, getTaskResult } from '../gateway/mcp/task-shapes.ts';
+import { hasInputRequests, type TaskTiming } from '../../gateway/mcp/start-poll.ts';
+import { createTaskResult, emptyAck, getTaskResult } from '../../gateway/mcp/task-shapes.ts';
 import {
   BROKEN,
   CANCELLED,
@@ -24,7 +24,7 @@ import {
   UPDATED,
   view,
   WAITING_FOR_INPUT,
-} from './support/gateway-fixtures.ts';
+} from '../support/gateway-fixtures.ts';
 
 // The advice itself is poll-pacing.ts's (its own tests); here, that each answer carries the view's.
 const timing: TaskTiming = {

@@ -10,8 +10,8 @@ import {
   type RunPace,
   runPace,
   targetIntervalMs,
-} from '../gateway/mcp/poll-pacing.ts';
-import { loadSettings } from '../gateway/settings/index.ts';
+} from '../../gateway/mcp/poll-pacing.ts';
+import { loadSettings } from '../../gateway/settings/index.ts';
 
 const PACING: PollPacing = {
   intervalMs: 2_000,

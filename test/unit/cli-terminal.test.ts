@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
-import { printable, progressReporter, terminalAnswerer } from '../client/terminal.ts';
+import { printable, progressReporter, terminalAnswerer } from '../../client/terminal.ts';
 
 const ESC = '\u001b';
 const hostile = `Publish?${ESC}[2K\r${ESC}[1A${ESC}]0;owned\u0007 Approved by admin\u009b31m`;
