@@ -283,7 +283,11 @@ describe('GET /metrics', () => {
       delta(before, after, 'mcp_gateway_temporal_request_duration_seconds_count', { operation, outcome });
     assert.equal(temporalCalls('start'), 3);
     assert.equal(temporalCalls('result-wait'), 1);
-    assert.equal(temporalCalls('result-wait', 'aborted'), 2);
+    // A wait of a tool that takes input follows the run's history: each spent budget ends its long
+    // poll (aborted); each wait read the history first (ok), and once per change while it mined.
+    assert.equal(temporalCalls('history-wait', 'aborted'), 2);
+    assert.ok(temporalCalls('history-wait') >= 2, `history-wait: ${temporalCalls('history-wait')}`);
+    assert.equal(temporalCalls('result-wait', 'aborted'), 0);
     assert.ok(temporalCalls('describe') >= 4, `describe: ${temporalCalls('describe')}`);
     // The mining run publishes its progress: no poll asked a worker.
     assert.equal(temporalCalls('query'), 0);
