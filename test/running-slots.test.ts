@@ -326,8 +326,16 @@ test('a keyed start whose first slot was busy, then freed, and whose record was 
   const first = await backendWith(limit).starts.run(request, caller);
   assert.notEqual(taskSlot(first.workflowId), firstSlot, 'the first attempt ran in another slot');
   assert.equal(taskKey(first.workflowId), keyId, 'the keyed task id is its key and its run');
-  const byKey = await temporal.client.workflow.count(`McpTaskId = "${keyId}"`);
-  assert.equal(byKey.count, 1, 'McpTaskId finds the run by the id a user quotes, up to its run part');
+  // Visibility lists a run soon after its start, not at once.
+  const byKey = await eventually(
+    async () => {
+      const { count } = await temporal.client.workflow.count(`McpTaskId = "${keyId}"`);
+      return count > 0 ? count : undefined;
+    },
+    10_000,
+    'McpTaskId to find the run by the id a user quotes, up to its run part',
+  );
+  assert.equal(byKey, 1);
   // The gateway died before the key's record; then the slot it tried first frees.
   const recordId = `mcp-key-${keyId}`;
   const record = await temporal.client.workflow.getHandle(recordId).describe();
