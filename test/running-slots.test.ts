@@ -45,6 +45,26 @@ function backendWith(limit: number): TemporalBackend {
   });
 }
 
+/** Deletes a key's record, as a gateway killed between the run's start and the record leaves none. */
+async function deleteRecord(record: { workflowId: string; runId: string }): Promise<void> {
+  await temporal.client.workflowService.deleteWorkflowExecution({
+    namespace: temporal.namespace,
+    workflowExecution: { workflowId: record.workflowId, runId: record.runId },
+  });
+  await eventually(
+    () =>
+      temporal.client.workflow
+        .getHandle(record.workflowId)
+        .describe()
+        .then(
+          () => undefined,
+          () => true,
+        ),
+    10_000,
+    'the record to be gone',
+  );
+}
+
 /** A tool whose queue no worker polls: its runs stay Running, as a long task does. */
 function idleTool(name: string) {
   return { name, idPrefix: name, workflow: 'idle', taskQueue: `nobody-${name}-${process.pid}` };
@@ -280,22 +300,7 @@ test('a keyed start whose gateway died before the key was recorded: a retry else
     first.workflowId,
     'the key has its record',
   );
-  await temporal.client.workflowService.deleteWorkflowExecution({
-    namespace: temporal.namespace,
-    workflowExecution: { workflowId: record.workflowId, runId: record.runId },
-  });
-  await eventually(
-    () =>
-      temporal.client.workflow
-        .getHandle(record.workflowId)
-        .describe()
-        .then(
-          () => undefined,
-          () => true,
-        ),
-    10_000,
-    'the record to be gone',
-  );
+  await deleteRecord(record);
   const retry = await backendWith(5).starts.run(request, caller);
   assert.equal(retry.workflowId, first.workflowId, 'the retry answers the task the first start began');
   assert.equal(retry.run.runId, first.run.runId);
@@ -339,30 +344,21 @@ test('a keyed start whose first slot was busy, then freed, and whose record was 
   // The gateway died before the key's record; then the slot it tried first frees.
   const recordId = `mcp-key-${keyId}`;
   const record = await temporal.client.workflow.getHandle(recordId).describe();
-  await temporal.client.workflowService.deleteWorkflowExecution({
-    namespace: temporal.namespace,
-    workflowExecution: { workflowId: record.workflowId, runId: record.runId },
-  });
-  await eventually(
-    () =>
-      temporal.client.workflow
-        .getHandle(recordId)
-        .describe()
-        .then(
-          () => undefined,
-          () => true,
-        ),
-    10_000,
-    'the record to be gone',
-  );
+  await deleteRecord(record);
   await occupier.terminate('the first slot frees');
   const retry = await backendWith(limit).starts.run(request, caller);
   assert.equal(retry.workflowId, first.workflowId, 'the retry answers the task the first start began');
   assert.equal(retry.run.runId, first.run.runId);
+  // Read from the run itself: the freed slot's latest run is still the ended occupier.
+  const freed = await temporal.client.workflow.getHandle(occupier.workflowId).describe();
+  assert.equal(freed.runId, occupier.firstExecutionRunId, 'no run started in the freed slot');
+  // Visibility sees the occupier's end a moment later: then one run of the key is running, no second.
   const slots = Array.from({ length: limit }, (_, i) => `"${slotWorkflowId(SECRET, 'busyfirst', i)}"`);
-  const running = await temporal.client.workflow.count(
-    `WorkflowId IN (${slots.join(', ')}) AND ExecutionStatus = "Running"`,
+  const query = `WorkflowId IN (${slots.join(', ')}) AND ExecutionStatus = "Running"`;
+  await eventually(
+    async () => ((await temporal.client.workflow.count(query)).count === 1 ? true : undefined),
+    10_000,
+    'one run of the key running, none started in the freed slot',
   );
-  assert.equal(running.count, 1, 'one run of the key, none started in the freed slot');
   await temporal.client.workflow.getHandle(first.run.workflowId, first.run.runId).terminate('done');
 });
