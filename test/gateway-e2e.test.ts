@@ -57,7 +57,20 @@ after(async () => {
   await stack?.close();
 });
 
-/** What Temporal itself holds as the run's result. */
+/**
+ * Starts the slow job until it outlasts the budget. The miner was timed while other test files
+ * loaded the machine; when they stop it runs faster than measured, so a start that finished
+ * inline is tried again at twice the work per block (at most three times).
+ */
+async function startSlow<T>(start: (args: typeof slow) => Promise<T>, ranInline: (answer: T) => boolean) {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await start(slow);
+    if (!ranInline(answer) || attempt === 3) return answer;
+    slow = { ...slow, difficulty: slow.difficulty + 1 };
+    console.log(`the slow job finished within the budget; now at difficulty ${slow.difficulty}`);
+  }
+}
+
 /** A working run's advice: from the fast to the steady interval, give or take the jitter. */
 function assertAdvice(ms: unknown, pacing: PollPacing) {
   const low = Math.max(pacing.minIntervalMs, Math.floor(pacing.fastIntervalMs * (1 - pacing.jitter)));
@@ -65,6 +78,7 @@ function assertAdvice(ms: unknown, pacing: PollPacing) {
   assert.ok(typeof ms === 'number' && ms >= low && ms <= high, `advice ${ms} ms not in [${low}, ${high}]`);
 }
 
+/** What Temporal itself holds as the run's result. */
 function workflowResult(workflowId: string): Promise<ChainResult> {
   assert.ok(temporal);
   return temporal.client.workflow.getHandle(workflowId).result();
@@ -168,7 +182,10 @@ describe('v2 client (2026-07-28) declaring the Tasks extension', () => {
   });
 
   test('a slow call answers a CreateTaskResult; tasks/get polls it to completed with the workflow result', async () => {
-    const created = await rpcResult(gateway.url, 'tools/call', { name: 'start_mining', arguments: slow });
+    const created = await startSlow(
+      (args) => rpcResult(gateway.url, 'tools/call', { name: 'start_mining', arguments: args }),
+      (answer) => answer.resultType !== 'task',
+    );
     assert.ok(CreateTaskResultV2Schema.safeParse(created).success, JSON.stringify(created));
     assert.equal(created.resultType, 'task');
     assert.equal(created.status, 'working');
@@ -287,7 +304,10 @@ describe('v1 client (2025-11-25): start/poll', () => {
   });
 
   test('a slow start answers running; get_mining_result polls it to completed', async () => {
-    const started = structured(await client.callTool({ name: 'start_mining', arguments: slow }));
+    const started = await startSlow(
+      async (args) => structured(await client.callTool({ name: 'start_mining', arguments: args })),
+      (answer) => answer.status === 'completed',
+    );
     assert.equal(started.status, 'running');
     assertAdvice(Number(started.poll_after_seconds) * 1000, gateway.config.pollPacing);
     assert.match(String(started.next), /get_mining_result/);
