@@ -4,7 +4,7 @@
 // (caller_gone, the signal to lower the budget) while its run goes on.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { waitBudgetFor } from '../gateway/mcp/tools-call.ts';
+import { waitBudgetFor } from '../gateway/mcp/call-wait.ts';
 import { clientWaitBudgetsFromEnv } from '../gateway/settings/budgets.ts';
 import { budgetWarnings, loadSettings } from '../gateway/settings/index.ts';
 import { calibrate, difficultyFor } from './support/gateway-difficulty.ts';

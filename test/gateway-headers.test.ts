@@ -54,13 +54,18 @@ function sent(method: string, params: Record<string, unknown> = {}): Record<stri
   return rest;
 }
 
+/** The verdict, its classification checked apart (the MCP layer goes on with it). */
 function judge(headers: Record<string, string>, body: unknown) {
-  return judgeRequestHeaders({
+  const verdict = judgeRequestHeaders({
     httpMethod: 'POST',
     headers,
     body,
     paramHeaders: new Map([[TOOL, DECLARED]]),
   });
+  if (!verdict.ok) return verdict;
+  const { route, ...rest } = verdict;
+  assert.ok(['modern', 'legacy', 'reject'].includes(route.kind), route.kind);
+  return rest;
 }
 
 /** What a refusal says (its message), or undefined when the request passes. */

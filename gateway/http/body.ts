@@ -1,8 +1,8 @@
 // The body of /mcp: parsed by Fastify's own JSON parser (which refuses prototype poisoning) behind a
 // nesting limit checked on the raw text first (a body nested deeper than any real request parses
 // fine but overflows the stack later, when the SDK serialises it: refused here it is a 400 with a
-// JSON-RPC error); then read as a JSON-RPC envelope, the one reader of it for every place that
-// routes, limits, logs or traces by it before the MCP layer parses it properly. Untrusted input:
+// JSON-RPC error); then read once as JSON-RPC envelopes (readMcpBody), which every step that routes,
+// limits, logs or traces by them reads before the SDK parses the body properly. Untrusted input:
 // every field is checked for its type, and a body that is no message reads empty.
 import type { FastifyInstance } from 'fastify';
 import type { Envelope } from '../shared/protocol.ts';
@@ -56,7 +56,7 @@ const record = (value: unknown): Record<string, unknown> | undefined =>
 const string = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** The envelope of one message (a batch has several: see messagesOf). */
-export function envelopeOf(message: unknown): Envelope {
+function envelopeOf(message: unknown): Envelope {
   const body = record(message) ?? {};
   const method = string(body.method);
   const params = record(body.params) ?? {};
@@ -75,12 +75,34 @@ export function envelopeOf(message: unknown): Envelope {
   };
 }
 
-/** Every message of a body: one, or each of a batch. */
-export function messagesOf(body: unknown): Envelope[] {
-  return (Array.isArray(body) ? body : [body]).map(envelopeOf);
+/** One message of a body, and its envelope. */
+export interface McpMessage {
+  body: unknown;
+  envelope: Envelope;
 }
 
-/** The id to echo in an error answer to a body: its request id, or null (a batch, or none). */
-export function requestIdOf(body: unknown): string | number | null {
-  return Array.isArray(body) ? null : (envelopeOf(body).id ?? null);
+/** A request body as every step of /mcp reads it: each message with its envelope, read once. */
+export interface McpBody {
+  messages: McpMessage[];
+  /** The envelope of a body that is one message; empty for a batch. */
+  envelope: Envelope;
+  /** The id to echo in an error answer: the request's id, or null (a batch, or none). */
+  id: string | number | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body of a POST to /mcp, read once after it is parsed (mcp-route.ts). */
+    mcpBody: McpBody;
+  }
+}
+
+export function readMcpBody(body: unknown): McpBody {
+  const batch = Array.isArray(body);
+  const messages = (batch ? body : [body]).map((message) => ({
+    body: message,
+    envelope: envelopeOf(message),
+  }));
+  const envelope = batch ? { params: {} } : (messages[0]?.envelope ?? { params: {} });
+  return { messages, envelope, id: batch ? null : (envelope.id ?? null) };
 }

@@ -11,7 +11,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { type DestinationStream, destination } from 'pino';
-import { envelopeOf } from './body.ts';
 import { readableLogStream } from './log-format.ts';
 
 const MAX_ID_LENGTH = 200;
@@ -137,12 +136,6 @@ function taskIdFromHeaders(raw: IncomingMessage): string | undefined {
   return typeof method === 'string' && method.startsWith('tasks/') ? cleanId(name) : undefined;
 }
 
-/** The task or run a JSON-RPC request body names: tasks/*'s taskId, a tool's workflow_id. */
-function taskIdFromBody(body: unknown): string | undefined {
-  const { taskId, workflowId } = envelopeOf(body);
-  return cleanId(taskId ?? workflowId);
-}
-
 /** Fastify's per-request child logger, bound to the task a tasks/* request names in its headers. */
 export const childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
   logger,
@@ -169,10 +162,17 @@ export function bindTask(request: FastifyRequest, reply: FastifyReply, taskId: s
   return request.log;
 }
 
+/** The task bound to the request's logger so far, if any. */
+export function boundTaskId(request: FastifyRequest): string | undefined {
+  return (request.raw as unknown as Record<symbol, string | undefined>)[TASK_ID];
+}
+
 /**
  * preHandler hook (the body is parsed by then): binds the task the request's body names, so the
  * request's later lines (a refusal, the handler's lines, "request completed") carry it.
  */
 export async function bindTaskFromBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  bindTask(request, reply, taskIdFromBody(request.body));
+  // The task or run the body names: tasks/*'s taskId, a companion's workflow_id.
+  const { taskId, workflowId } = request.mcpBody.envelope;
+  bindTask(request, reply, taskId ?? workflowId);
 }

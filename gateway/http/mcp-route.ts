@@ -7,8 +7,8 @@
 //   3. its SEP-2243 headers against its body (request-headers.ts): a 2026-07-28 request missing a
 //      required one, or whose Mcp-Param-* headers miss or disagree with its arguments, is refused
 //      with 400 / -32020 (a header that names something else is refused by the SDK);
-//   4. the MCP layer serves it (mcp/handler.ts), with the request's logger bound to the task it is
-//      about (logging.ts), so its lines (and "request completed") carry the task id;
+//   4. the MCP layer serves it (mcp/handler.ts) with the request's logger; the task its answer is
+//      about comes back with it and is bound to the logger, so "request completed" carries it;
 //   5. the answer written: JSON in one piece with its Content-Length, an event stream piped as it
 //      comes. When the client goes away first, the request's signal aborts, so a tool call waiting
 //      for its run stops waiting.
@@ -16,15 +16,16 @@
 // mcp/errors.ts.
 import type { ServerResponse } from 'node:http';
 import { toWebRequest } from '@modelcontextprotocol/node';
+import type { InboundClassificationOutcome } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, HEADER_MISMATCH, internalError } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpHandler } from '../mcp/handler.ts';
-import { withRequestLog } from '../mcp/observe.ts';
+import type { Exchange } from '../mcp/observe.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
 import { tracing } from '../shared/tracing.ts';
 import { type Authentication, bearerAuth, sendJson, sendRefusal } from './bearer-auth.ts';
-import { envelopeOf, limitJsonDepth, requestIdOf } from './body.ts';
-import { bindTask, bindTaskFromBody } from './logging.ts';
+import { limitJsonDepth, readMcpBody } from './body.ts';
+import { bindTask, bindTaskFromBody, boundTaskId } from './logging.ts';
 import type { ToolScopes } from './oauth.ts';
 import { PollRateLimiter, type PollRateLimitOptions, pollRateLimit } from './poll-limit.ts';
 import { refusedBodyHandler } from './refused-bodies.ts';
@@ -45,8 +46,11 @@ export interface McpRouteOptions {
   onError?: (error: Error) => void;
 }
 
-/** Answers 400 / -32020 when the request's headers fail the SEP-2243 rules; else adds what they allow. */
-function checkHeaders(request: FastifyRequest, reply: FastifyReply, options: McpRouteOptions): boolean {
+/**
+ * Answers 400 / -32020 when the request's headers fail the SEP-2243 rules, and gives undefined;
+ * else adds what they allow and gives the request's protocol classification.
+ */
+function checkHeaders(request: FastifyRequest, reply: FastifyReply, options: McpRouteOptions) {
   const verdict = judgeRequestHeaders({
     httpMethod: request.method,
     headers: request.raw.headers,
@@ -55,11 +59,11 @@ function checkHeaders(request: FastifyRequest, reply: FastifyReply, options: Mcp
   });
   if (verdict.ok) {
     Object.assign(request.raw.headers, verdict.add);
-    return true;
+    return verdict.route;
   }
   const { message, data } = verdict.refusal;
-  sendJson(reply, 400, errorBody(requestIdOf(request.body), HEADER_MISMATCH, message, data));
-  return false;
+  sendJson(reply, 400, errorBody(request.mcpBody.id, HEADER_MISMATCH, message, data));
+  return undefined;
 }
 
 /**
@@ -102,6 +106,15 @@ async function bodyBytes(body: ReadableStream<Uint8Array>): Promise<Buffer> {
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
 }
 
+/** How an answer is written besides its bytes. */
+interface WriteOptions {
+  /** The id an internal error answers. */
+  requestId: string | number | null;
+  /** Runs right before the response ends (its last log line follows). */
+  beforeEnd: () => void;
+  onError?: ((error: Error) => void) | undefined;
+}
+
 /**
  * Writes the web Response `produce` makes onto the Node.js response. (The SDK's Node adapter
  * streams every body chunked: a JSON answer then leaves in two writes, and the client wakes up
@@ -110,8 +123,7 @@ async function bodyBytes(body: ReadableStream<Uint8Array>): Promise<Buffer> {
 async function writeResponse(
   res: ServerResponse,
   produce: (signal: AbortSignal) => Promise<Response>,
-  parsedBody: unknown,
-  onError?: (error: Error) => void,
+  { requestId, beforeEnd, onError }: WriteOptions,
 ): Promise<void> {
   let answered = false;
   const gone = new AbortController();
@@ -123,7 +135,7 @@ async function writeResponse(
     response = await produce(gone.signal);
   } catch (err) {
     onError?.(err instanceof Error ? err : new Error(String(err)));
-    response = Response.json(internalError(requestIdOf(parsedBody)), { status: 500 });
+    response = Response.json(internalError(requestId), { status: 500 });
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of response.headers) headers[name] = value;
@@ -131,12 +143,14 @@ async function writeResponse(
     const body = response.body === null ? undefined : await bodyBytes(response.body);
     if (body) headers['content-length'] = String(body.length);
     answered = true;
+    beforeEnd();
     res.writeHead(response.status, headers).end(body);
     return;
   }
   res.writeHead(response.status, headers);
   await pipeEventStream(response.body, res, gone.signal);
   answered = true;
+  beforeEnd();
   res.end();
 }
 
@@ -145,6 +159,11 @@ function admission(app: Parameters<FastifyPluginAsync>[0], options: McpRouteOpti
   const { auth, toolScopes, pollLimit } = options;
   // Hooks of this plugin apply to /mcp only: /healthz and /readyz stay open for probes.
   if (auth.tokens.size > 0 || auth.oauth) app.addHook('onRequest', bearerAuth(auth));
+  // The body read once, as envelopes, for every step after it.
+  app.decorateRequest('mcpBody');
+  app.addHook('preValidation', async (request) => {
+    request.mcpBody = readMcpBody(request.body);
+  });
   app.addHook('preHandler', bindTaskFromBody);
   if (auth.oauth && toolScopes && !toolScopes.empty) {
     app.addHook('preHandler', toolScopes.hook(auth.oauth, sendRefusal));
@@ -159,17 +178,20 @@ function admission(app: Parameters<FastifyPluginAsync>[0], options: McpRouteOpti
   }
 }
 
-/** One request on its way through: who it is from, and what its answer gets (the trace context). */
-interface Exchange {
+/** One request on its way through: who it is from, and its protocol classification. */
+interface RoutedRequest {
   request: FastifyRequest;
   reply: FastifyReply;
   principal: string;
-  decorate: (response: Response) => Promise<Response>;
+  route: InboundClassificationOutcome;
 }
 
-/** The MCP layer's answer to one request, written to its socket. */
-function answer({ request, reply, principal, decorate }: Exchange, options: McpRouteOptions): Promise<void> {
-  const parsedBody = request.body;
+/** The MCP layer's answer to one request, written to its socket; `withTrace` adds the trace context. */
+function answer(
+  { request, reply, principal, route }: RoutedRequest,
+  options: McpRouteOptions,
+  withTrace: (response: Response) => Promise<Response>,
+): Promise<void> {
   // A token's scopes reach the MCP layer (resources/list lists only what they cover); a static
   // token without scopes of its own holds every scope.
   const scopes = request.identity?.scopes;
@@ -179,15 +201,23 @@ function answer({ request, reply, principal, decorate }: Exchange, options: McpR
     scopes: [...(scopes ?? [])],
     extra: { everyScope: !scopes },
   };
+  // The MCP layer logs on the request's logger and learns when the answer has gone (a read holds
+  // its budget until then); it leaves the task its answer is about, bound here for the last line.
+  const exchange: Exchange = {
+    log: request.log,
+    answered: new Promise((resolve) => reply.raw.once('close', () => resolve())),
+    ...(boundTaskId(request) ? { taskId: boundTaskId(request) } : {}),
+  };
+  const parsedBody = request.body;
+  const { envelope, id } = request.mcpBody;
   return writeResponse(
     reply.raw,
     async (gone) => {
       const webRequest = await toWebRequest(request.raw, parsedBody, { signal: gone });
-      const envelope = envelopeOf(parsedBody);
-      return decorate(await options.mcp.fetch({ request: webRequest, authInfo, parsedBody, envelope, gone }));
+      const mcpRequest = { request: webRequest, authInfo, parsedBody, envelope, route, gone, exchange };
+      return withTrace(await options.mcp.fetch(mcpRequest));
     },
-    parsedBody,
-    options.onError,
+    { requestId: id, beforeEnd: () => bindTask(request, reply, exchange.taskId), onError: options.onError },
   );
 }
 
@@ -199,22 +229,13 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
   limitJsonDepth(app);
   app.setErrorHandler(refusedBodyHandler(options.bodyLimitBytes));
   app.all('/mcp', { bodyLimit: options.bodyLimitBytes }, async (request, reply) => {
-    if (!checkHeaders(request, reply, options)) return reply;
+    const route = checkHeaders(request, reply, options);
+    if (!route) return reply;
     reply.hijack();
-    // Every per-request server is bound to the caller: the local principal when nobody authenticates.
+    // Every request is served as its caller: the local principal when nobody authenticates.
     const principal = request.identity?.principal ?? ANONYMOUS;
-    const serve = (decorate: (response: Response) => Promise<Response>) => {
-      // What a request holds until its answer is gone (a read's budget) is given back on close.
-      const ends: (() => void)[] = [];
-      reply.raw.once('close', () => {
-        for (const done of ends.splice(0)) done();
-      });
-      const log = {
-        bindTask: (taskId: string | undefined) => bindTask(request, reply, taskId),
-        onAnswered: (done: () => void) => (reply.raw.closed ? done() : ends.push(done)),
-      };
-      return withRequestLog(log, () => answer({ request, reply, principal, decorate }, options));
-    };
+    const serve = (withTrace: (response: Response) => Promise<Response>) =>
+      answer({ request, reply, principal, route }, options, withTrace);
     await (tracing ? traceRequest(request, reply, principal, serve) : serve(async (response) => response));
   });
 };

@@ -24,7 +24,7 @@ import {
 } from '../mcp/errors.ts';
 import { toolsTouched } from '../mcp/tool-rights.ts';
 import { AuthorizationServerUnavailable } from './authorization-server.ts';
-import { envelopeOf } from './body.ts';
+import type { McpMessage } from './body.ts';
 import { JwtAccessTokenVerifier } from './jwt-verifier.ts';
 import type { OAuthSettings } from './oauth-settings.ts';
 
@@ -182,11 +182,12 @@ export class ToolScopes {
   }
 
   /** The scopes `message` needs that `identity` lacks (all the request needs), or undefined. */
-  async missing(message: unknown, identity: Identity): Promise<readonly string[] | undefined> {
-    if (!identity.scopes || !message || typeof message !== 'object') return undefined;
-    for (const tool of toolsTouched(this.catalog, envelopeOf(message), message)) {
+  async missing(message: McpMessage, identity: Identity): Promise<readonly string[] | undefined> {
+    const { body, envelope } = message;
+    if (!identity.scopes || !body || typeof body !== 'object') return undefined;
+    for (const tool of toolsTouched(this.catalog, envelope, body)) {
       const challenge = await this.byTool.get(tool.name)?.({
-        request: message as JSONRPCRequest,
+        request: body as JSONRPCRequest,
         authInfo: { token: '', clientId: identity.principal, scopes: [...identity.scopes] },
       });
       if (challenge) return challenge.scopes;
@@ -199,14 +200,10 @@ export class ToolScopes {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const identity = request.identity;
       if (!identity?.scopes) return;
-      const messages = Array.isArray(request.body) ? request.body : [request.body];
-      for (const message of messages) {
+      for (const message of request.mcpBody.messages) {
         const needed = await this.missing(message, identity);
         if (!needed) continue;
-        const { method, params = {} } = message as {
-          method?: string;
-          params: { name?: string; taskId?: string; uri?: string };
-        };
+        const { method, params } = message.envelope;
         const what =
           method === undefined
             ? 'the answer to an input request of its task'
@@ -217,11 +214,7 @@ export class ToolScopes {
                 : `${method} on ${params.taskId ?? params.uri}`;
         return send(
           reply,
-          oauth.insufficientScope(
-            needed,
-            `the token lacks a scope ${what} needs`,
-            (message as { id?: unknown }).id,
-          ),
+          oauth.insufficientScope(needed, `the token lacks a scope ${what} needs`, message.envelope.id),
         );
       }
     };

@@ -6,11 +6,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pollRateLimited } from '../mcp/errors.ts';
 import { pollsRateLimited } from '../shared/metrics.ts';
-import { messagesOf, requestIdOf } from './body.ts';
+import type { McpBody } from './body.ts';
 
 /** Every poll in a body (one per polling message of a batch): tasks/get's taskId, a result companion's workflow_id. */
-export function polledTaskIds(body: unknown, isPollTool: (name: string) => boolean): string[] {
-  return messagesOf(body).flatMap((message) => {
+export function polledTaskIds(body: McpBody, isPollTool: (name: string) => boolean): string[] {
+  return body.messages.flatMap(({ envelope: message }) => {
     if (message.method === 'tasks/get') return message.taskId ?? [];
     return message.tool && isPollTool(message.tool) ? (message.workflowId ?? []) : [];
   });
@@ -76,7 +76,7 @@ export interface PollRateLimitOptions {
 /** preHandler hook for /mcp: polls faster than the limiter allows → 429 with a JSON-RPC error, counted. */
 export function pollRateLimit(limiter: PollRateLimiter, options: PollRateLimitOptions) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const taskIds = polledTaskIds(request.body, options.isPollTool);
+    const taskIds = polledTaskIds(request.mcpBody, options.isPollTool);
     if (taskIds.length === 0) return;
     const principal = options.principalOf(request);
     for (const taskId of taskIds) {
@@ -84,12 +84,11 @@ export function pollRateLimit(limiter: PollRateLimiter, options: PollRateLimitOp
       const waitMs = limiter.check(principal, taskId);
       if (waitMs === 0) continue;
       pollsRateLimited.inc();
-      const id = requestIdOf(request.body);
       return reply
         .code(429)
         .header('retry-after', String(Math.max(1, Math.ceil(waitMs / 1000))))
         .header('content-type', 'application/json')
-        .send(pollRateLimited(id, taskId, limiter.minIntervalMs, waitMs));
+        .send(pollRateLimited(request.mcpBody.id, taskId, limiter.minIntervalMs, waitMs));
     }
   };
 }

@@ -11,7 +11,7 @@
 // catalog's x-mcp-header declarations, and presence on methods served past its handler
 // (subscriptions/listen). 2025-era requests predate these rules and are not judged.
 import type { IncomingHttpHeaders } from 'node:http';
-import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, type InboundClassificationOutcome } from '@modelcontextprotocol/server';
 import type { ParamHeader } from '../mcp/schemas.ts';
 import { MODERN_PROTOCOL_VERSION } from '../shared/protocol.ts';
 
@@ -25,8 +25,12 @@ export interface HeaderRefusal {
 }
 
 export type HeaderVerdict =
-  /** `add`: headers the gateway supplies before the SDK judges the request (see TASK_METHODS). */
-  { ok: true; add: Record<string, string> } | { ok: false; refusal: HeaderRefusal };
+  /**
+   * `add`: headers the gateway supplies before the SDK judges the request (see TASK_METHODS);
+   * `route`: the request's protocol classification, which the MCP layer goes on with.
+   */
+  | { ok: true; add: Record<string, string>; route: InboundClassificationOutcome }
+  | { ok: false; refusal: HeaderRefusal };
 
 export interface RequestHeadersInput {
   httpMethod: string;
@@ -181,7 +185,6 @@ export function paramHeaderRefusal(
 
 /** Judges the headers of one POST to /mcp against its body (see the top of this file). */
 export function judgeRequestHeaders(input: RequestHeadersInput): HeaderVerdict {
-  const pass: HeaderVerdict = { ok: true, add: {} };
   const { headers, body } = input;
   const route = classifyInboundRequest({
     httpMethod: input.httpMethod,
@@ -190,6 +193,7 @@ export function judgeRequestHeaders(input: RequestHeadersInput): HeaderVerdict {
     mcpNameHeader: headerValue(headers, 'mcp-name'),
     body,
   });
+  const pass: HeaderVerdict = { ok: true, add: {}, route };
   // Legacy requests are not judged; a request the classifier refuses, or one on a revision the
   // gateway does not serve, gets the SDK's answer for that.
   if (route.kind !== 'modern' || route.messageKind !== 'request') return pass;
@@ -220,7 +224,7 @@ export function judgeRequestHeaders(input: RequestHeadersInput): HeaderVerdict {
   const taskField = TASK_METHODS[method];
   const taskId = taskField ? params[taskField] : undefined;
   if (typeof taskId === 'string' && headerValue(headers, 'mcp-name') === undefined) {
-    return { ok: true, add: { 'mcp-name': encodeHeaderValue(taskId) } };
+    return { ok: true, add: { 'mcp-name': encodeHeaderValue(taskId) }, route };
   }
   return pass;
 }

@@ -6,6 +6,7 @@
 // The route calls it only with tracing on.
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Envelope } from '../shared/protocol.ts';
 import {
   activeTraceCarrier,
   activeTraceId,
@@ -13,20 +14,18 @@ import {
   type RequestSpanSubject,
   traceCarrierOf,
 } from '../shared/tracing.ts';
-import { envelopeOf } from './body.ts';
 
 const MAX_TARGET_LENGTH = 200;
 
 const text = (value: unknown) =>
   typeof value === 'string' && value !== '' ? value.slice(0, MAX_TARGET_LENGTH) : undefined;
 
-/** What a request body says about itself, for its span. Pure. */
+/** What a request's envelope says about itself, for its span. Pure. */
 export function requestSpanSubject(
-  body: unknown,
+  envelope: Envelope,
   headers: IncomingMessage['headers'],
   principal: string,
 ): RequestSpanSubject {
-  const envelope = envelopeOf(body);
   const { params, id } = envelope;
   const name = text(envelope.method) ?? 'mcp';
   const tool = text(envelope.tool);
@@ -82,7 +81,7 @@ export function traceRequest<T>(
   principal: string,
   run: (decorate: (response: Response) => Promise<Response>) => Promise<T>,
 ): Promise<T> {
-  return inRequestSpan(requestSpanSubject(request.body, request.raw.headers, principal), () => {
+  return inRequestSpan(requestSpanSubject(request.mcpBody.envelope, request.raw.headers, principal), () => {
     const traceId = activeTraceId();
     if (traceId) {
       const child = request.log.child({ traceId });

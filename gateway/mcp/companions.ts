@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { RunRef } from '../temporal/run-state.ts';
+import { toolRunView, waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { cancelDescription, respondDescription, resultDescription } from './descriptions.ts';
 import { invalidParams } from './errors.ts';
@@ -19,7 +20,6 @@ import {
   toolResult,
 } from './start-poll.ts';
 import { type ToolCall, type ToolDefinition, type ToolDeps, zodTool } from './tool-definition.ts';
-import { callBudget, toolRunView } from './tools-call.ts';
 
 const workflowId = (startTool: string) =>
   z
@@ -112,10 +112,9 @@ class ToolRuns {
 
   /** After an action: the result if the run closes within the budget, else its state now. */
   async settle(id: string, run: RunRef, call: ToolCall): Promise<CallToolResult> {
-    const { backend, stopping } = this.deps;
-    const budget = callBudget(this.tool, call, this.deps);
-    const signals = { gone: call.ctx.mcpReq.signal, ...(stopping ? { interrupt: stopping } : {}) };
-    const outcome = await backend.waits.forResult(run, budget, signals);
+    // A companion's call brings no input rounds: the wait watches for the close only.
+    const { rounds: _, ...plain } = call;
+    const outcome = await waitForRun(this.tool, this.deps, plain, { workflowId: id, run });
     if (outcome.kind === 'closed')
       return startPollAnswer({ workflowId: id, state: outcome.state }, this.tool, this.deps.timing);
     return this.answerNow(id, call);

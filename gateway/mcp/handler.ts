@@ -5,9 +5,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   type AuthInfo,
-  classifyInboundRequest,
   createMcpHandler,
   createRequestStateCodec,
+  type InboundClassificationOutcome,
   Server,
   type ServerContext,
   UnsupportedProtocolVersionError,
@@ -29,7 +29,7 @@ import { answerableRequests, type InputRounds, isRoundState, type RoundState } f
 import { deliverTaskInput, taskInputAnswer } from './legacy-task-input.ts';
 import { serveLegacyTasks } from './legacy-tasks.ts';
 import type { McpDeps, TaskRequest } from './method-context.ts';
-import { observeTaskRequest, observeToolCall } from './observe.ts';
+import { type Exchange, inExchange, observeTaskRequest, observeToolCall } from './observe.ts';
 import { resourcesList } from './resources-list.ts';
 import { resourcesRead } from './resources-read.ts';
 import { type ListenRequest, TaskSubscriptions } from './subscriptions-listen.ts';
@@ -84,6 +84,10 @@ export interface McpRequest {
   parsedBody: unknown;
   /** What the body says about itself, as the HTTP layer read it. */
   envelope: Envelope;
+  /** The request's protocol classification, as the HTTP layer made it judging its headers. */
+  route: InboundClassificationOutcome;
+  /** The request's logger and answer, shared with the HTTP layer. */
+  exchange: Exchange;
   /**
    * Aborts when the client goes away: the HTTP layer's own signal, not `request.signal`, which
    * follows it only as long as the Request object lives (a stream outlives it).
@@ -130,6 +134,10 @@ export class McpHandler {
    * answers before any handler of ours could take over.
    */
   fetch(mcpRequest: McpRequest): Promise<Response> {
+    return inExchange(mcpRequest.exchange, () => this.serve(mcpRequest));
+  }
+
+  private serve(mcpRequest: McpRequest): Promise<Response> {
     const { request, authInfo, parsedBody, envelope } = mcpRequest;
     if (envelope.listenTaskIds) return this.listen(mcpRequest);
     // A 2025-11-25 client's answer to a task's input request: for the run, wherever it was asked.
@@ -139,16 +147,15 @@ export class McpHandler {
   }
 
   /** subscriptions/listen for tasks, judged first by the SDK's own rules (envelope against headers, revision). */
-  private async listen({ request, authInfo, parsedBody, envelope, gone }: McpRequest): Promise<Response> {
+  private async listen({
+    request,
+    authInfo,
+    parsedBody,
+    envelope,
+    route,
+    gone,
+  }: McpRequest): Promise<Response> {
     const { id } = envelope;
-    const header = (name: string) => request.headers.get(name) ?? undefined;
-    const route = classifyInboundRequest({
-      httpMethod: request.method,
-      protocolVersionHeader: header('mcp-protocol-version'),
-      mcpMethodHeader: header('mcp-method'),
-      mcpNameHeader: header('mcp-name'),
-      body: parsedBody,
-    });
     if (route.kind === 'legacy' || id === undefined)
       return this.handler.fetch(request, { authInfo, parsedBody });
     if (route.kind === 'reject') {

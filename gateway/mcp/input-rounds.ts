@@ -1,14 +1,12 @@
-// Input-required results (multi-round-trip requests, 2026-07-28): while a call waits on its run it
-// looks at the run's progress after each change of its history, and answers `input_required` with a signed requestState the
-// moment the run asks for input this client can answer; the retry brings the answers, which go to
-// the run on its input signal. Answers are bounded in size and filtered to well-formed ones.
+// Input-required results (multi-round-trip requests, 2026-07-28): the signed requestState that names
+// a call's run and round, and the retry that brings the answers to the run on its input signal
+// (the wait that asks is call-wait.ts). Answers are bounded in size and filtered to well-formed ones.
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { InputRequest, InputResponse, InputResponses } from '../../workflows/mcp-contract.ts';
 import type { TemporalBackend } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import type { RunRef } from '../temporal/run-state.ts';
-import { SHUTDOWN, type WaitResult } from '../temporal/wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { invalidParams } from './errors.ts';
 
@@ -72,7 +70,7 @@ export function boundedResponses<T extends Record<string, unknown>>(responses: T
 }
 
 /** The answers that look like answers (JSON objects); the workflow ignores keys it did not ask. */
-function formAnswers(responses: Record<string, unknown> | undefined): InputResponses {
+export function formAnswers(responses: Record<string, unknown> | undefined): InputResponses {
   const answers: InputResponses = {};
   for (const [key, value] of Object.entries(responses ?? {})) {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
@@ -140,87 +138,6 @@ export function inputRequiredAnswer(
 ): InputRequiredAnswer {
   return { resultType: 'input_required', inputRequests: requests, requestState };
 }
-/** How a call's wait ended: as a wait on the run does, or with input the client can answer. */
-export type WaitEnd = WaitResult | { kind: 'input'; requests: Record<string, InputRequest> };
-
-/** One wait of a call on its run. */
-export interface CallWait {
-  tool: CatalogTool;
-  workflowId: string;
-  /** The run in Temporal. */
-  run: RunRef;
-  caller: Caller;
-  budgetMs: number;
-  /** The client left. */
-  gone: AbortSignal;
-  /** The gateway stops. */
-  stopping?: AbortSignal;
-  /** The call's multi-round-trip material. */
-  rounds: InputRounds;
-  /** Answers a first call brought along, sent when the run asks for their keys. */
-  carried?: Record<string, unknown>;
-}
-
-/**
- * Waits the budget for the run to close (a 2026-07-28 call of a tool that takes input), looking at
- * the run's progress at the start and after each change of its history (no timer): ends as soon as
- * the run asks for input this client can answer. Answers a first call brought along are signalled
- * when the run asks for their keys (once each), and the wait goes on.
- */
-export async function waitOrAsk(backend: TemporalBackend, wait: CallWait): Promise<WaitEnd> {
-  const { budgetMs, gone, stopping } = wait;
-  const interrupt = new AbortController();
-  const stop = () => interrupt.abort(SHUTDOWN);
-  stopping?.addEventListener('abort', stop, { once: true });
-  if (stopping?.aborted) stop();
-  let asked: Record<string, InputRequest> | undefined;
-  const onChange = inputLook(backend, wait, (requests) => {
-    asked = requests;
-    interrupt.abort('input_required');
-  });
-  const outcome = await backend.waits.forResult(wait.run, budgetMs, {
-    gone,
-    interrupt: interrupt.signal,
-    onChange,
-  });
-  stopping?.removeEventListener('abort', stop);
-  if (outcome.kind === 'closed' || !asked) return outcome;
-  return { kind: 'input', requests: asked };
-}
-
-/**
- * One look at the run's input requests, for each change of the run: sends the carried answers the
- * run now asks for, or tells `onAsked` what this client can answer. A failed look is skipped (the
- * next change looks again); it never ends the wait.
- */
-function inputLook(
-  backend: TemporalBackend,
-  wait: CallWait,
-  onAsked: (requests: Record<string, InputRequest>) => void,
-): () => Promise<void> {
-  const { tool, workflowId, caller, gone, rounds } = wait;
-  const unsent = new Map(Object.entries(formAnswers(wait.carried)));
-  let asked = false;
-  const look = async () => {
-    const outstanding =
-      (await backend.views.progressOf(workflowId, caller, tool.progress))?.inputRequests ?? {};
-    if (asked || gone.aborted) return;
-    const due = [...unsent].filter(([key]) => key in outstanding);
-    if (due.length > 0) {
-      // Their signal is a change of the run: the look after it sees what the run asks next.
-      for (const [key] of due) unsent.delete(key);
-      const input = { signalName: tool.inputSignal as string, responses: Object.fromEntries(due) };
-      await backend.actions.sendInput(workflowId, caller, input);
-      return;
-    }
-    const answerable = rounds.answerable(outstanding);
-    if (Object.keys(answerable).length === 0) return;
-    asked = true;
-    onAsked(answerable);
-  };
-  return () => (asked || gone.aborted ? Promise.resolve() : look().catch(() => {}));
-}
-
 /**
  * A retry with answers (its requestState verified): the run it names gets them on the tool's
  * input signal; nothing starts. The call goes on with that run, one round further.

@@ -1,6 +1,6 @@
 // Every MCP request counted and logged once: one metric increment, one log line carrying the task
-// id the request is about (the HTTP layer binds it to the request's logger), and the outcome on the
-// request's span. Refusals (not found, bad params, a missing capability) log at info, failures at warn.
+// id the request is about (left on the exchange for the HTTP layer's last line), and the outcome on
+// the request's span. Refusals (not found, bad params, a missing capability) log at info, failures at warn.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { type TaskRequestOutcome, type ToolCallOutcome, taskRequests, toolCalls } from '../shared/metrics.ts';
@@ -13,29 +13,41 @@ import {
   MISSING_REQUIRED_CLIENT_CAPABILITY,
 } from './errors.ts';
 
-interface LogLine {
+/** The request's logger: Fastify's, as the HTTP layer hands it over. */
+interface RequestLogger {
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
+  child(bindings: { taskId: string }): RequestLogger;
 }
 
 /**
- * The request as the HTTP layer gives it: its logger, bound to a task id once that is known, and
- * where to leave what must wait until its answer has gone out.
+ * What the HTTP layer hands over with one request besides the request itself, and what it reads
+ * back once the answer is made: the task the answer is about (a tools/call learns it only then).
  */
-export interface RequestLog {
-  bindTask(taskId: string | undefined): LogLine | undefined;
-  /** Runs `done` once the answer has left the process (or the caller has gone). */
-  onAnswered?(done: () => void): void;
+export interface Exchange {
+  log: RequestLogger;
+  /** Settles once the answer has left the process (or the caller has gone). */
+  answered: Promise<void>;
+  taskId?: string;
 }
 
-const requestLogs = new AsyncLocalStorage<RequestLog>();
+const exchanges = new AsyncLocalStorage<Exchange>();
 
-/** Serves a request with its log reachable, so its tools/call or tasks/* line carries the task id. */
-export function withRequestLog<T>(log: RequestLog, run: () => T): T {
-  return requestLogs.run(log, run);
+/** Serves a request with its exchange reachable from the SDK's handlers (they get no such context). */
+export function inExchange<T>(exchange: Exchange, run: () => T): T {
+  return exchanges.run(exchange, run);
 }
 
-const logFor = (taskId: string | undefined) => requestLogs.getStore()?.bindTask(taskId);
+/** The request's logger, bound to `taskId` (the first task id it learns; later ones are the same). */
+function logFor(taskId: string | undefined): RequestLogger | undefined {
+  const exchange = exchanges.getStore();
+  if (!exchange) return undefined;
+  if (taskId && exchange.taskId === undefined) {
+    exchange.taskId = taskId.slice(0, 200);
+    exchange.log = exchange.log.child({ taskId: exchange.taskId });
+  }
+  return exchange.log;
+}
 
 /**
  * Runs `done` once the current request's answer has gone out; at once outside a request. A
@@ -43,8 +55,8 @@ const logFor = (taskId: string | undefined) => requestLogs.getStore()?.bindTask(
  * hold the bytes several times over after the handler has returned.
  */
 export function afterAnswer(done: () => void): void {
-  const onAnswered = requestLogs.getStore()?.onAnswered;
-  if (onAnswered) onAnswered(done);
+  const exchange = exchanges.getStore();
+  if (exchange) void exchange.answered.then(done);
   else done();
 }
 

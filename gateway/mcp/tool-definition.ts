@@ -4,7 +4,7 @@
 import type { CallToolResult, Server, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 import type * as z from 'zod/v4';
 import type { TemporalBackend } from '../temporal/backend.ts';
-import type { Caller } from '../temporal/run-memo.ts';
+import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
 import type { ClientCapabilityName, TaskSupport } from './catalog.ts';
 import type { InputRequiredAnswer, InputRounds } from './input-rounds.ts';
 import type { legacyCreateTaskResult } from './legacy-task-shapes.ts';
@@ -33,6 +33,8 @@ export interface ToolCall {
   legacyTasks?: boolean;
   /** Multi-round-trip input (2026-07-28 requests only); absent: input goes through tasks or companions. */
   rounds?: InputRounds;
+  /** Which client sent the call: its wait budget, and what a run it starts names in its memo. */
+  origin: RequestOrigin;
 }
 
 export interface ToolDefinition {

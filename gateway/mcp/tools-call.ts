@@ -6,8 +6,9 @@
 import type { CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { META } from '../shared/protocol.ts';
-import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
+import type { RequestOrigin } from '../temporal/run-memo.ts';
 import type { ExecutionView, RunRef } from '../temporal/run-state.ts';
+import { waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { startDescription } from './descriptions.ts';
 import {
@@ -16,10 +17,9 @@ import {
   missingTasksCapability,
   toProtocolError,
 } from './errors.ts';
-import { inputRequiredAnswer, resumeRound, type WaitEnd, waitOrAsk } from './input-rounds.ts';
+import { inputRequiredAnswer, resumeRound } from './input-rounds.ts';
 import { legacyCreateTaskResult } from './legacy-task-shapes.ts';
 import type { ToolsCallRequest } from './method-context.ts';
-import { withProgress } from './progress.ts';
 import { describeSchemaError } from './schemas.ts';
 import { startPollAnswer, startPollOutputSchema } from './start-poll.ts';
 import { createTaskResult } from './task-shapes.ts';
@@ -47,7 +47,7 @@ export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call:
   let answer: ToolAnswer;
   try {
     answer = await tool.handler(args, {
-      ...{ server, ctx, caller, takesTasks },
+      ...{ server, ctx, caller, takesTasks, origin: requestOrigin(server, ctx) },
       ...(legacyTasks ? { legacyTasks } : {}),
       ...(rounds ? { rounds } : {}),
     });
@@ -66,39 +66,6 @@ export function validated<T>(validate: ValidateFunction, value: unknown): T {
   if (validate(copy)) return copy as T;
   const first = validate.errors?.[0];
   throw new Error(first ? describeSchemaError(first) : 'does not match the schema');
-}
-
-/** How long a call waits for its run: the tool's budget, or less for a client given a budget of its own. */
-export function waitBudgetFor(
-  tool: Pick<CatalogTool, 'waitBudgetMs'>,
-  clientName: string | undefined,
-  budgets: ReadonlyMap<string, number> | undefined,
-): number {
-  const own = clientName === undefined ? undefined : budgets?.get(clientName.toLowerCase());
-  return own === undefined ? tool.waitBudgetMs : Math.min(own, tool.waitBudgetMs);
-}
-
-/** The wait budget of one call of `tool`, for the client that sent it. */
-export function callBudget(
-  tool: CatalogTool,
-  call: Pick<ToolCall, 'server' | 'ctx'>,
-  deps: ToolDeps,
-): number {
-  return waitBudgetFor(tool, requestOrigin(call.server, call.ctx).clientName, deps.clientWaitBudgets);
-}
-
-/** The caller's run of this tool, as it is now; undefined when it is not one. */
-export async function toolRunView(
-  deps: ToolDeps,
-  tool: CatalogTool,
-  workflowId: string,
-  caller: Caller,
-): Promise<ExecutionView | undefined> {
-  const found = await deps.backend.views.of(workflowId, caller, {
-    ...tool.progress,
-    idPrefix: tool.idPrefix,
-  });
-  return found?.tool === tool.name ? found : undefined;
 }
 
 /** Caller-supplied text, trimmed and cut to 200 characters; undefined when empty. */
@@ -169,44 +136,16 @@ export function startTool(tool: CatalogTool, deps: ToolDeps): ToolDefinition {
 }
 
 async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unknown>, call: ToolCall) {
-  const { ctx, caller, rounds } = call;
-  // Which client sent the call: its budget, and (on a start) what the run's memo and Web UI name.
-  const origin = requestOrigin(call.server, ctx);
+  const { caller, rounds } = call;
   const run: CallRun = rounds?.resumes
-    ? await resumeRound(tool, deps.backend, { caller: call.caller, rounds })
-    : await begin(tool, deps, args, { ...call, caller: { ...caller, origin } });
-  const budgetMs = waitBudgetFor(tool, origin.clientName, deps.clientWaitBudgets);
-  const gone = ctx.mcpReq.signal;
-  const { stopping } = deps;
-  // Only a 2026-07-28 call of a tool that asks for input watches for it while it waits.
-  const waiting =
-    rounds && (tool.progressQuery || tool.progressForm === 'published') && tool.inputSignal
-      ? waitOrAsk(deps.backend, {
-          ...{ tool, workflowId: run.workflowId, run: run.run, caller, budgetMs, gone, rounds },
-          ...(stopping ? { stopping } : {}),
-          ...(run.carried ? { carried: run.carried } : {}),
-        })
-      : deps.backend.waits.forResult(run.run, budgetMs, {
-          gone,
-          ...(stopping ? { interrupt: stopping } : {}),
-        });
-  const token = (ctx.mcpReq._meta as { progressToken?: unknown } | undefined)?.progressToken;
-  // From here the run exists: a wait Temporal cuts short answers its handle, never an error.
-  const outcome: WaitEnd = await (typeof token !== 'string' && typeof token !== 'number'
-    ? waiting
-    : withProgress(
-        ctx,
-        {
-          token,
-          first: { progress: 0, message: `Started ${tool.name}; waiting for the result` },
-          read: async () => {
-            const now = await toolRunView(deps, tool, run.workflowId, caller);
-            return now?.state.status === 'running' ? tool.presentation.progressReport(now) : undefined;
-          },
-        },
-        waiting,
-      )
-  ).catch((): WaitEnd => ({ kind: 'running' }));
+    ? await resumeRound(tool, deps.backend, { caller, rounds })
+    : await begin(tool, deps, args, { ...call, caller: { ...caller, origin: call.origin } });
+  const outcome = await waitForRun(tool, deps, call, {
+    workflowId: run.workflowId,
+    run: run.run,
+    reportsProgress: true,
+    ...(run.carried ? { carried: run.carried } : {}),
+  });
   if (outcome.kind === 'closed') {
     const closed = { workflowId: run.workflowId, run: run.run, state: outcome.state };
     // A 2025-11-25 task request gets its task whatever: its client follows the task to the result.

@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { discoveryUrls } from '../../gateway/http/authorization-server.ts';
+import { type McpMessage, readMcpBody } from '../../gateway/http/body.ts';
 import { JwtAccessTokenVerifier, tokenScopes } from '../../gateway/http/jwt-verifier.ts';
 import { OAuthResourceServer, ToolScopes } from '../../gateway/http/oauth.ts';
 import {
@@ -127,7 +128,13 @@ describe('catalog scopes', () => {
       defaults2,
     );
     const open = catalogTool(entry({ name: 'lookup' }) as never, defaults2);
-    const scopes = new ToolScopes(new Catalog([scoped, open]), ['mcp:tools']);
+    const toolScopes = new ToolScopes(new Catalog([scoped, open]), ['mcp:tools']);
+    // The route reads each message's envelope once; the check takes a message as it reads it.
+    const scopes = {
+      supported: toolScopes.supported,
+      missing: (body: unknown, who: Parameters<ToolScopes['missing']>[1]) =>
+        toolScopes.missing(readMcpBody(body).messages[0] as McpMessage, who),
+    };
     assert.deepEqual(scopes.supported, ['mcp:tools', 'reports:write']);
     const reader = { principal: 'alice', scopes: ['mcp:tools'] };
     const writer = { principal: 'alice', scopes: ['mcp:tools', 'reports:write'] };

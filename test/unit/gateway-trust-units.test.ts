@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { principalForToken } from '../../gateway/http/bearer-auth.ts';
+import { readMcpBody } from '../../gateway/http/body.ts';
 import { isLoopback, loopbackHostnames } from '../../gateway/http/loopback.ts';
 import { PollRateLimiter, polledTaskIds, pollRateLimit } from '../../gateway/http/poll-limit.ts';
 import { loadServerSecret, SECRET_FILE_NAME } from '../../gateway/server-secret.ts';
@@ -184,12 +185,11 @@ describe('poll rate limiting', () => {
   test('every poll of a batch counts; ids not issued to the caller are never remembered', async () => {
     const isPollTool = (name: string) => name === 'get_mining_result';
     const poll = (taskId: string) => ({ method: 'tasks/get', params: { taskId } });
-    assert.deepEqual(polledTaskIds([poll('a'), { method: 'tools/list' }, poll('b'), poll('a')], isPollTool), [
-      'a',
-      'b',
-      'a',
-    ]);
-    assert.deepEqual(polledTaskIds(poll('a'), isPollTool), ['a']);
+    assert.deepEqual(
+      polledTaskIds(readMcpBody([poll('a'), { method: 'tools/list' }, poll('b'), poll('a')]), isPollTool),
+      ['a', 'b', 'a'],
+    );
+    assert.deepEqual(polledTaskIds(readMcpBody(poll('a')), isPollTool), ['a']);
 
     const limiter = new PollRateLimiter(1_000, () => 0);
     const answers: number[] = [];
@@ -210,7 +210,7 @@ describe('poll rate limiting', () => {
         return this;
       },
     };
-    const call = (body: unknown) => hook({ body } as never, reply as never);
+    const call = (body: unknown) => hook({ body, mcpBody: readMcpBody(body) } as never, reply as never);
     // 10,000 made-up ids: each answered "not found" later, none remembered here.
     for (let i = 0; i < 10_000; i++) await call(poll(`forged-${i}`));
     assert.equal(limiter.size, 0);
@@ -223,19 +223,28 @@ describe('poll rate limiting', () => {
 
   test('polls are tasks/get and the result companions', async () => {
     const isPollTool = (name: string) => name === 'get_mining_result';
-    assert.deepEqual(polledTaskIds({ method: 'tasks/get', params: { taskId: 't' } }, isPollTool), ['t']);
+    assert.deepEqual(
+      polledTaskIds(readMcpBody({ method: 'tasks/get', params: { taskId: 't' } }), isPollTool),
+      ['t'],
+    );
     assert.deepEqual(
       polledTaskIds(
-        { method: 'tools/call', params: { name: 'get_mining_result', arguments: { workflow_id: 'w' } } },
+        readMcpBody({
+          method: 'tools/call',
+          params: { name: 'get_mining_result', arguments: { workflow_id: 'w' } },
+        }),
         isPollTool,
       ),
       ['w'],
     );
     assert.deepEqual(
-      polledTaskIds({ method: 'tools/call', params: { name: 'start_mining', arguments: {} } }, isPollTool),
+      polledTaskIds(
+        readMcpBody({ method: 'tools/call', params: { name: 'start_mining', arguments: {} } }),
+        isPollTool,
+      ),
       [],
     );
-    assert.deepEqual(polledTaskIds([], isPollTool), []);
+    assert.deepEqual(polledTaskIds(readMcpBody([]), isPollTool), []);
   });
 
   test('settings: off by default, never above the advertised poll interval', async () => {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { traceDestination, tracingWanted } from '../../common/tracing.ts';
+import { readMcpBody } from '../../gateway/http/body.ts';
 import { requestSpanSubject } from '../../gateway/http/request-tracing.ts';
 import { traceCarrierOf, tracing } from '../../gateway/shared/tracing.ts';
 import { jaegerTraceEnv, startConfig } from '../../launcher/start-config.ts';
@@ -58,12 +59,8 @@ describe('traceCarrierOf: a W3C trace context from _meta or headers', () => {
 });
 
 describe('requestSpanSubject: what a request span says', () => {
-  const body = (method: string, params: Record<string, unknown>) => ({
-    jsonrpc: '2.0',
-    id: 7,
-    method,
-    params,
-  });
+  const body = (method: string, params: Record<string, unknown>) =>
+    readMcpBody({ jsonrpc: '2.0', id: 7, method, params }).envelope;
 
   it('names a tools/call by its tool, with the caller’s _meta trace context as parent', () => {
     const subject = requestSpanSubject(
@@ -103,7 +100,7 @@ describe('requestSpanSubject: what a request span says', () => {
     );
     assert.equal(poll.attributes['mcp.task.id'], 'mine-2');
     assert.equal(poll.parent, undefined);
-    assert.equal(requestSpanSubject('garbage', {}, 'x').method, 'mcp');
+    assert.equal(requestSpanSubject(readMcpBody('garbage').envelope, {}, 'x').method, 'mcp');
   });
 });
 
