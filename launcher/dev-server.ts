@@ -109,13 +109,17 @@ export class DevServer {
     return once(child, 'exit').then(([code, signal]) => ({ code, signal }));
   }
 
-  /** Waits until the namespace answers and the search attributes are registered. */
+  /**
+   * Waits until the namespace answers (what every worker asks first) and the search attributes are
+   * registered.
+   */
   private async waitReady(timeoutMs: number): Promise<void> {
     const namespace = this.options.namespace ?? 'default';
     await retryUntil(
       async () => {
         const connection = await Connection.connect({ address: this.address, connectTimeout: 1_000 });
         try {
+          await connection.workflowService.describeNamespace({ namespace });
           const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
           for (const name of Object.keys(this.options.searchAttributes ?? SEARCH_ATTRIBUTES)) {
             if (!customAttributes?.[name]) throw new Error(`search attribute ${name} not registered yet`);

@@ -90,14 +90,30 @@ export class SoakStack {
 
   /** Starts it again (or for the first time) where it was; resolves once it is ready. */
   async restart(kind: FaultKind, index: number): Promise<void> {
-    if (kind === 'temporal') {
-      this.temporal = await DevServer.start({
+    if (kind === 'temporal') this.temporal = await this.startTemporal();
+    else if (kind === 'worker') this.workers[index] = await this.startWorker();
+    else this.gateways[index] = await this.startGateway(index);
+  }
+
+  /**
+   * The dev server on its database file. A dev server killed mid-write sometimes comes back unable
+   * to read its namespace (SQLite "interrupted") for as long as it runs: such a one is started
+   * again, as an operator would, within the same bound.
+   */
+  private async startTemporal(): Promise<DevServer> {
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const start = DevServer.start({
         port: this.ports.temporal,
         dbFilename: join(this.dataDir, 'temporal.db'),
-        readyTimeoutMs: 90_000,
+        readyTimeoutMs: Math.min(30_000, Math.max(1_000, deadline - Date.now())),
       });
-    } else if (kind === 'worker') this.workers[index] = await this.startWorker();
-    else this.gateways[index] = await this.startGateway(index);
+      try {
+        return await start;
+      } catch (err) {
+        if (Date.now() >= deadline) throw err;
+      }
+    }
   }
 
   private startWorker(): Promise<TestProcess> {

@@ -269,39 +269,27 @@ export class McpHandler {
         if (!declaresTasksExtension(server.getClientCapabilities())) throw missingTasksCapability();
         const parsed = taskIdParams.safeParse(params);
         if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
-        try {
-          return (await handle({
-            taskId: parsed.data.taskId,
-            params,
-            ctx,
-            caller,
-            deps: this.deps,
-          })) as never;
-        } catch (err) {
-          throw toProtocolError(err);
-        }
+        const request = { taskId: parsed.data.taskId, params, ctx, caller, deps: this.deps };
+        return (await handle(request)) as never;
       }),
     );
   }
 
   /** resources/read and resources/list: the artifacts of the caller's completed runs. */
   private serveArtifacts(server: Server, caller: Caller): void {
-    const protocolErrors = async <T>(run: () => Promise<T>): Promise<T> => {
-      try {
-        return await run();
-      } catch (err) {
-        throw toProtocolError(err);
-      }
-    };
     server.setRequestHandler('resources/read', (request) => {
       const uri = request.params.uri;
-      return observeTaskRequest('resources/read', parseArtifactUri(uri)?.taskId, () =>
-        protocolErrors(() => resourcesRead(uri, caller, this.deps) as never),
+      return observeTaskRequest(
+        'resources/read',
+        parseArtifactUri(uri)?.taskId,
+        () => resourcesRead(uri, caller, this.deps) as never,
       );
     });
     server.setRequestHandler('resources/list', (request) =>
-      observeTaskRequest('resources/list', undefined, () =>
-        protocolErrors(() => resourcesList(request.params?.cursor, caller, this.deps) as never),
+      observeTaskRequest(
+        'resources/list',
+        undefined,
+        () => resourcesList(request.params?.cursor, caller, this.deps) as never,
       ),
     );
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }) as never);

@@ -6,7 +6,7 @@
 import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { Caller } from '../temporal/run-memo.ts';
-import { INTERNAL_ERROR, invalidParams, taskNotFound, toProtocolError } from './errors.ts';
+import { INTERNAL_ERROR, invalidParams, taskNotFound } from './errors.ts';
 import { legacyTask, legacyTaskOutcome, listedTask, RELATED_TASK } from './legacy-task-shapes.ts';
 import { followOnStream, type ResultStream, resultStream } from './legacy-task-stream.ts';
 import type { McpDeps } from './method-context.ts';
@@ -105,13 +105,7 @@ export function serveLegacyTasks(
       return observeTaskRequest(method, taskId, async () => {
         const parsed = schema.safeParse(raw);
         if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
-        try {
-          return (await handle(parsed.data, caller, deps, () =>
-            resultStream(server, ctx, stopping),
-          )) as never;
-        } catch (err) {
-          throw toProtocolError(err);
-        }
+        return (await handle(parsed.data, caller, deps, () => resultStream(server, ctx, stopping))) as never;
       });
     });
   }

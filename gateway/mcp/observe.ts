@@ -11,6 +11,7 @@ import {
   isTaskNotFound,
   loggedMessage,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
+  toProtocolError,
 } from './errors.ts';
 
 /** The request's logger: Fastify's, as the HTTP layer hands it over. */
@@ -108,7 +109,10 @@ function errorFields(err: unknown): Record<string, unknown> {
   return { error: { code, message: loggedMessage(err) } };
 }
 
-/** Runs one tools/call (`tool` is the catalog's name, or "unknown"), counting and logging it. */
+/**
+ * Runs one tools/call (`tool` is the catalog's name, or "unknown"), counting and logging it; what
+ * it throws leaves as the protocol error the client is answered with.
+ */
 export async function observeToolCall<T>(tool: string, call: () => Promise<T>): Promise<T> {
   const elapsedMs = stopwatch();
   try {
@@ -123,10 +127,11 @@ export async function observeToolCall<T>(tool: string, call: () => Promise<T>): 
       });
     logFor(answerTaskId(answer))?.info({ tool, outcome, ms: elapsedMs() }, 'tools/call');
     return answer;
-  } catch (err) {
+  } catch (thrown) {
+    const err = toProtocolError(thrown);
     toolCalls.inc({ tool, outcome: 'error' });
     if (tracing) annotateSpan({ 'mcp.outcome': 'error' });
-    const internal = !(err instanceof ProtocolError) || err.code !== INVALID_PARAMS;
+    const internal = err.code !== INVALID_PARAMS;
     const log = logFor(undefined);
     const fields = { tool, outcome: 'error', ms: elapsedMs(), ...errorFields(err) };
     if (internal) log?.warn(fields, 'tools/call failed');
@@ -135,7 +140,10 @@ export async function observeToolCall<T>(tool: string, call: () => Promise<T>): 
   }
 }
 
-/** Runs one tasks/* or subscriptions/listen request, counting and logging it. */
+/**
+ * Runs one tasks/*, resources/* or subscriptions/listen request, counting and logging it; what it
+ * throws leaves as the protocol error the client is answered with.
+ */
 export async function observeTaskRequest<T>(
   method: string,
   taskId: unknown,
@@ -163,7 +171,8 @@ export async function observeTaskRequest<T>(
       method,
     );
     return answer;
-  } catch (err) {
+  } catch (thrown) {
+    const err = toProtocolError(thrown);
     const outcome = taskRequestOutcome(err);
     taskRequests.inc({ method, outcome });
     if (tracing) annotateSpan({ 'mcp.outcome': outcome });

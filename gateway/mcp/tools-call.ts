@@ -11,12 +11,7 @@ import type { ExecutionView, RunRef } from '../temporal/run-state.ts';
 import { waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { startDescription } from './descriptions.ts';
-import {
-  invalidParams,
-  missingClientCapabilities,
-  missingTasksCapability,
-  toProtocolError,
-} from './errors.ts';
+import { invalidParams, missingClientCapabilities, missingTasksCapability } from './errors.ts';
 import { inputRequiredAnswer, resumeRound } from './input-rounds.ts';
 import { legacyCreateTaskResult } from './legacy-task-shapes.ts';
 import type { ToolsCallRequest } from './method-context.ts';
@@ -44,16 +39,11 @@ export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call:
   } catch (err) {
     throw invalidParams(`Invalid arguments for tool ${name}: ${(err as Error).message}`);
   }
-  let answer: ToolAnswer;
-  try {
-    answer = await tool.handler(args, {
-      ...{ server, ctx, caller, takesTasks, origin: requestOrigin(server, ctx) },
-      ...(legacyTasks ? { legacyTasks } : {}),
-      ...(rounds ? { rounds } : {}),
-    });
-  } catch (err) {
-    throw toProtocolError(err);
-  }
+  const answer = await tool.handler(args, {
+    ...{ server, ctx, caller, takesTasks, origin: requestOrigin(server, ctx) },
+    ...(legacyTasks ? { legacyTasks } : {}),
+    ...(rounds ? { rounds } : {}),
+  });
   if ('task' in answer) return answer as never;
   if ('resultType' in answer && (answer.resultType === 'task' || answer.resultType === 'input_required'))
     return answer as never;
