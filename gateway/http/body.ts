@@ -30,7 +30,8 @@ function nestsDeeperThan(text: string, limit: number): boolean {
 }
 
 /** Installs the parser for application/json bodies on `app` (an encapsulated plugin scope). */
-export function limitJsonDepth(app: FastifyInstance, limit = MAX_JSON_DEPTH): void {
+export function limitJsonDepth(app: FastifyInstance): void {
+  const limit = MAX_JSON_DEPTH;
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

@@ -116,9 +116,9 @@ export function logFormat(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): LogForm
  * Where the gateway's log lines go on stdout. JSON is written asynchronously (off the request path);
  * pretty lines synchronously (a terminal, where nothing may be lost at exit).
  */
-export function logDestination(format: LogFormat, colorize?: boolean): DestinationStream {
+export function logDestination(format: LogFormat): DestinationStream {
   if (format === 'json') return destination({ dest: 1, sync: false });
-  return readableLogStream(destination({ dest: 1, sync: true }), colorize);
+  return readableLogStream(destination({ dest: 1, sync: true }));
 }
 
 // ---- the task a request is about, on its log lines -------------------------------------------------

@@ -1,19 +1,6 @@
-// POST /mcp, from the socket to the MCP layer and back: MCP over Streamable HTTP, stateless, both
-// protocol eras (2026-07-28 and the 2025 stateless fallback). In order, for every request and every
-// method (subscriptions/listen included):
-//   1. who is calling (bearer-auth.ts), when callers authenticate;
-//   2. what it may do: per-tool OAuth scopes (oauth.ts), the poll rate limit (poll-limit.ts), when
-//      configured; the body parsed with a nesting limit and read as a JSON-RPC envelope (body.ts);
-//   3. its SEP-2243 headers against its body (request-headers.ts): a 2026-07-28 request missing a
-//      required one, or whose Mcp-Param-* headers miss or disagree with its arguments, is refused
-//      with 400 / -32020 (a header that names something else is refused by the SDK);
-//   4. the MCP layer serves it (mcp/handler.ts) with the request's logger; the task its answer is
-//      about comes back with it and is bound to the logger, so "request completed" carries it;
-//   5. the answer written: JSON in one piece with its Content-Length, an event stream piped as it
-//      comes. When the client goes away first, the request's signal aborts, so a tool call waiting
-//      for its run stops waiting.
-// Refusals here (and of bodies Fastify cannot read, refused-bodies.ts) are JSON-RPC errors built by
-// mcp/errors.ts.
+// POST /mcp, from the socket to the MCP layer and back, for both protocol eras: who is calling, the
+// body read once, what the caller may do, the headers against the body, the MCP layer's answer
+// written. Its refusals are JSON-RPC errors built by mcp/errors.ts.
 import type { ServerResponse } from 'node:http';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import type { InboundClassificationOutcome } from '@modelcontextprotocol/server';
