@@ -179,7 +179,7 @@ export async function waitOrAsk(backend: TemporalBackend, wait: CallWait): Promi
     interrupt.abort('input_required');
   });
   const outcome = await backend.waits.forResult(wait.run, budgetMs, {
-    gone,
+    callerLeft: gone,
     interrupt: interrupt.signal,
     onChange,
   });

@@ -94,7 +94,7 @@ export async function toolRunView(
   workflowId: string,
   caller: Caller,
 ): Promise<ExecutionView | undefined> {
-  const found = await deps.backend.views.of(workflowId, caller, {
+  const found = await deps.backend.views.read(workflowId, caller, {
     ...tool.progress,
     idPrefix: tool.idPrefix,
   });
@@ -187,7 +187,7 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
           ...(run.carried ? { carried: run.carried } : {}),
         })
       : deps.backend.waits.forResult(run.run, budgetMs, {
-          gone,
+          callerLeft: gone,
           ...(stopping ? { interrupt: stopping } : {}),
         });
   const token = (ctx.mcpReq._meta as { progressToken?: unknown } | undefined)?.progressToken;
@@ -286,7 +286,7 @@ async function stillRunning(
   // A describe Temporal does not answer still answers the run's handle: it was started.
   const now =
     (await deps.backend.views
-      .of(workflowId, call.caller, takesTasks ? {} : tool.progress)
+      .read(workflowId, call.caller, takesTasks ? {} : tool.progress)
       .catch(() => undefined)) ?? handle;
   // It may have closed between the end of the budget and the describe: answer inline then.
   if (now.state.status !== 'running') return startPollAnswer(now, tool, deps.timing);
