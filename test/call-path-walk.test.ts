@@ -37,8 +37,10 @@ async function measuredPaths(): Promise<Map<string, string[]>> {
   let current: string[] | undefined;
   for (const line of report.split('\n')) {
     const heading = /^(\S.*):$/.exec(line);
-    if (heading) paths.set(heading[1] as string, (current = []));
-    else if (/^ {2}gateway\//.test(line)) current?.push(line.trim());
+    if (heading) {
+      current = [];
+      paths.set(heading[1] as string, current);
+    } else if (/^ {2}gateway\//.test(line)) current?.push(line.trim());
   }
   return paths;
 }

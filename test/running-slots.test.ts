@@ -103,14 +103,14 @@ test('a task runs under a slot id; once it ends, nothing of the cap is running a
   // The first task is found still, though a later task holds its slot: its run among the slot's runs.
   const view = await eventually(
     async () => {
-      const found = await backend.views.of(first.workflowId, caller);
+      const found = await backend.views.read(first.workflowId, caller);
       return found?.state.status === 'failed' ? found : undefined;
     },
     10_000,
     'the first task, ended, to be found',
   );
   assert.equal(view.run.runId, first.run.runId);
-  const secondView = await backend.views.of(second.workflowId, caller);
+  const secondView = await backend.views.read(second.workflowId, caller);
   assert.equal(secondView?.state.status, 'running');
   await temporal.client.workflow.getHandle(second.run.workflowId).terminate('done');
 });
@@ -127,7 +127,7 @@ test('a run past its maximum duration is timed out by Temporal, answered failed,
   );
   const second = await backend.starts.run({ tool, input: {}, arguments: { i: 2 }, summary: 'two' }, caller);
   assert.equal(second.run.workflowId, first.run.workflowId, 'the slot is taken again');
-  const view = await backend.views.of(first.workflowId, caller);
+  const view = await backend.views.read(first.workflowId, caller);
   assert.equal(view?.state.status, 'failed');
   assert.equal(view?.state.status === 'failed' && view.state.reason, 'timed_out');
   await temporal.client.workflow.getHandle(second.run.workflowId).terminate('done');

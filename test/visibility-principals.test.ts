@@ -60,7 +60,7 @@ test('principals with quotes and backslashes list their own runs only, on every 
       [started.get(principal)],
       `tasks/list of ${principal}`,
     );
-    const recent = await eventually(() => backend.recentRuns.of(caller, tool.name), 5_000, 'a look');
+    const recent = await eventually(() => backend.recentRuns.latest(caller, tool.name), 5_000, 'a look');
     assert.deepEqual(
       recent.map((run) => run.workflowId),
       [started.get(principal)],

@@ -113,13 +113,13 @@ async function writeResponse(
   { requestId, beforeEnd, onError }: WriteOptions,
 ): Promise<void> {
   let answered = false;
-  const gone = new AbortController();
+  const callerLeft = new AbortController();
   res.on('close', () => {
-    if (!answered) gone.abort();
+    if (!answered) callerLeft.abort();
   });
   let response: Response;
   try {
-    response = await produce(gone.signal);
+    response = await produce(callerLeft.signal);
   } catch (err) {
     onError?.(err instanceof Error ? err : new Error(String(err)));
     response = Response.json(internalError(requestId), { status: 500 });
@@ -135,7 +135,7 @@ async function writeResponse(
     return;
   }
   res.writeHead(response.status, headers);
-  await pipeEventStream(response.body, res, gone.signal);
+  await pipeEventStream(response.body, res, callerLeft.signal);
   answered = true;
   beforeEnd();
   res.end();
@@ -199,9 +199,9 @@ function answer(
   const { envelope, id } = request.mcpBody;
   return writeResponse(
     reply.raw,
-    async (gone) => {
-      const webRequest = await toWebRequest(request.raw, parsedBody, { signal: gone });
-      const mcpRequest = { request: webRequest, authInfo, parsedBody, envelope, route, gone, exchange };
+    async (callerLeft) => {
+      const webRequest = await toWebRequest(request.raw, parsedBody, { signal: callerLeft });
+      const mcpRequest = { request: webRequest, authInfo, parsedBody, envelope, route, callerLeft, exchange };
       return withTrace(await options.mcp.fetch(mcpRequest));
     },
     { requestId: id, beforeEnd: () => bindTask(request, reply, exchange.taskId), onError: options.onError },

@@ -79,7 +79,7 @@ export function traceRequest<T>(
   request: FastifyRequest,
   reply: FastifyReply,
   principal: string,
-  run: (decorate: (response: Response) => Promise<Response>) => Promise<T>,
+  run: (withTrace: (response: Response) => Promise<Response>) => Promise<T>,
 ): Promise<T> {
   return inRequestSpan(requestSpanSubject(request.mcpBody.envelope, request.raw.headers, principal), () => {
     const traceId = activeTraceId();

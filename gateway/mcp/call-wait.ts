@@ -47,14 +47,14 @@ export async function waitForRun(
   wait: CallRunWait,
 ): Promise<WaitEnd> {
   const budgetMs = waitBudgetFor(tool, call.origin.clientName, deps.clientWaitBudgets);
-  const gone = call.ctx.mcpReq.signal;
+  const callerLeft = call.ctx.mcpReq.signal;
   const { rounds } = call;
   const watchesInput =
     rounds && (tool.progressQuery || tool.progressForm === 'published') && tool.inputSignal;
   const waiting = watchesInput
-    ? waitOrAsk(deps, { tool, caller: call.caller, budgetMs, gone, rounds, ...wait })
+    ? waitOrAsk(deps, { tool, caller: call.caller, budgetMs, callerLeft, rounds, ...wait })
     : deps.backend.waits.forResult(wait.run, budgetMs, {
-        gone,
+        callerLeft,
         ...(deps.stopping ? { interrupt: deps.stopping } : {}),
       });
   const token = (call.ctx.mcpReq._meta as { progressToken?: unknown } | undefined)?.progressToken;
@@ -80,7 +80,7 @@ export async function toolRunView(
   workflowId: string,
   caller: Caller,
 ): Promise<ExecutionView | undefined> {
-  const found = await deps.backend.views.of(workflowId, caller, {
+  const found = await deps.backend.views.read(workflowId, caller, {
     ...tool.progress,
     idPrefix: tool.idPrefix,
   });
@@ -94,7 +94,7 @@ interface InputWait extends CallRunWait {
   caller: Caller;
   budgetMs: number;
   /** The client left. */
-  gone: AbortSignal;
+  callerLeft: AbortSignal;
   rounds: InputRounds;
 }
 
@@ -115,7 +115,7 @@ async function waitOrAsk(deps: ToolDeps, wait: InputWait): Promise<WaitEnd> {
     interrupt.abort('input_required');
   });
   const outcome = await deps.backend.waits.forResult(wait.run, wait.budgetMs, {
-    gone: wait.gone,
+    callerLeft: wait.callerLeft,
     interrupt: interrupt.signal,
     onChange,
   });
@@ -134,13 +134,13 @@ function inputLook(
   wait: InputWait,
   onAsked: (requests: Record<string, InputRequest>) => void,
 ): () => Promise<void> {
-  const { tool, workflowId, caller, gone, rounds } = wait;
+  const { tool, workflowId, caller, callerLeft, rounds } = wait;
   const unsent = new Map(Object.entries(formAnswers(wait.carried)));
   let asked = false;
   const look = async () => {
     const outstanding =
       (await backend.views.progressOf(workflowId, caller, tool.progress))?.inputRequests ?? {};
-    if (asked || gone.aborted) return;
+    if (asked || callerLeft.aborted) return;
     const due = [...unsent].filter(([key]) => key in outstanding);
     if (due.length > 0) {
       // Their signal is a change of the run: the look after it sees what the run asks next.
@@ -154,7 +154,7 @@ function inputLook(
     asked = true;
     onAsked(answerable);
   };
-  return () => (asked || gone.aborted ? Promise.resolve() : look().catch(() => {}));
+  return () => (asked || callerLeft.aborted ? Promise.resolve() : look().catch(() => {}));
 }
 
 // ---- progress sent during the wait ---------------------------------------------------------------------

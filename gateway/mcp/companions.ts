@@ -96,7 +96,7 @@ class ToolRuns {
    * when visibility cannot say now, plainly.
    */
   async notFound(id: string, call: Pick<ToolCall, 'caller'>): Promise<CallToolResult> {
-    const recent = await this.deps.backend.recentRuns.of(call.caller, this.tool.name);
+    const recent = await this.deps.backend.recentRuns.latest(call.caller, this.tool.name);
     const json =
       recent && recent.length > 0
         ? lostHandleJson(id, this.tool, recent, call.caller.principal)
@@ -213,7 +213,7 @@ function listTool(runs: ToolRuns): ToolDefinition {
     outputSchema: RECENT_RUNS_SCHEMA,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     async handler(_args, call) {
-      const recent = await deps.backend.recentRuns.of(call.caller, tool.name);
+      const recent = await deps.backend.recentRuns.latest(call.caller, tool.name);
       if (!recent) {
         const next = 'The list is not available right now (at most one look a second); try again shortly.';
         return { ...jsonAnswer({ recent_runs: [], next }), isError: true };

@@ -92,7 +92,7 @@ export interface McpRequest {
    * Aborts when the client goes away: the HTTP layer's own signal, not `request.signal`, which
    * follows it only as long as the Request object lives (a stream outlives it).
    */
-  gone: AbortSignal;
+  callerLeft: AbortSignal;
 }
 
 export class McpHandler {
@@ -153,7 +153,7 @@ export class McpHandler {
     parsedBody,
     envelope,
     route,
-    gone,
+    callerLeft,
   }: McpRequest): Promise<Response> {
     const { id } = envelope;
     if (route.kind === 'legacy' || id === undefined)
@@ -173,7 +173,7 @@ export class McpHandler {
         const listen = parsedBody as ListenRequest;
         if (!declaresTasksExtension(listen.params._meta?.[META.clientCapabilities] as object | undefined))
           throw missingTasksCapability();
-        return this.subscriptions.serve(listen, callerFrom(authInfo), gone);
+        return this.subscriptions.serve(listen, callerFrom(authInfo), callerLeft);
       });
     } catch (err) {
       const error = toProtocolError(err);

@@ -6,7 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ListedRun } from '../temporal/listing.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { PollTool, TaskTiming } from './start-poll.ts';
-import { type DetailedTask, detailedTask } from './task-shapes.ts';
+import { type DetailedTask, detailedTask, taskStatus } from './task-shapes.ts';
 
 /** The _meta key that ties a message or result to the task it belongs to. */
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -47,18 +47,11 @@ export function legacyCreateTaskResult(view: ExecutionView, tool: PollTool, timi
   return { task, content: [{ type: 'text' as const, text }] };
 }
 
-const LISTED_STATUS: Record<string, LegacyTask['status']> = {
-  running: 'working',
-  completed: 'completed',
-  canceled: 'cancelled',
-};
-
 /** A task of tasks/list, from visibility alone (a list asks no run for its progress). */
 export function listedTask(run: ListedRun, timing: Pick<TaskTiming, 'ttlMs'>): LegacyTask {
-  const status = LISTED_STATUS[run.status] ?? 'failed';
   return {
     taskId: run.workflowId,
-    status,
+    status: taskStatus(run.state),
     createdAt: run.startedAt.toISOString(),
     lastUpdatedAt: (run.closedAt ?? run.startedAt).toISOString(),
     ttl: timing.ttlMs,

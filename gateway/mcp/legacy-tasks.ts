@@ -36,7 +36,7 @@ type Handle = (
 
 async function viewOf(taskId: string, caller: Caller, deps: McpDeps) {
   const { backend, catalog } = deps;
-  const view = await backend.views.of(taskId, caller, catalog.toolOfTask(taskId)?.progress ?? {});
+  const view = await backend.views.read(taskId, caller, catalog.toolOfTask(taskId)?.progress ?? {});
   if (!view) throw taskNotFound(taskId);
   return { view, tool: catalog.toolOfRun(view.tool) };
 }

@@ -22,7 +22,7 @@ export async function resourcesRead(uri: string, caller: Caller, deps: McpDeps) 
   const { backend, artifacts } = deps;
   const named = parseArtifactUri(uri);
   if (!named) throw invalidArtifactUri(uri);
-  const view = await backend.views.of(named.taskId, caller);
+  const view = await backend.views.read(named.taskId, caller);
   if (view?.state.status !== 'completed') throw artifactNotFound(uri);
   const ref = artifactReferences(view.state.result).find((r) => r.id === named.artifactId);
   if (!ref) throw forgedArtifactReference();

@@ -96,7 +96,7 @@ interface StreamPlan {
   id: string | number;
   views: ExecutionView[];
   caller: Caller;
-  gone: AbortSignal;
+  callerLeft: AbortSignal;
   release: () => void;
 }
 
@@ -114,7 +114,7 @@ export class TaskSubscriptions {
    * Opens the stream for a request that declared the Tasks extension (handler.ts checks it); the
    * Response is returned once the acknowledgement is queued.
    */
-  async serve(request: ListenRequest, caller: Caller, gone: AbortSignal): Promise<Response> {
+  async serve(request: ListenRequest, caller: Caller, callerLeft: AbortSignal): Promise<Response> {
     const { id } = request;
     const limits = this.deps.listen;
     const requested = [...new Set(request.params.notifications.taskIds)];
@@ -132,7 +132,7 @@ export class TaskSubscriptions {
       // The caller's own, existing tasks only: a foreign or unknown id is left out, the same way.
       const views = await Promise.all(requested.map((taskId) => this.watches.view(taskId, caller)));
       const honoured = views.filter((view): view is ExecutionView => view !== undefined);
-      return this.stream({ id, views: honoured, caller, gone, release });
+      return this.stream({ id, views: honoured, caller, callerLeft, release });
     } catch (err) {
       release();
       throw err;
@@ -178,14 +178,14 @@ export class TaskSubscriptions {
     };
   }
 
-  private stream({ id, views, caller, gone, release }: StreamPlan): Response {
+  private stream({ id, views, caller, callerLeft, release }: StreamPlan): Response {
     const closeCount = countOpen(taskSubscriptions);
     let keepAlive: NodeJS.Timeout | undefined;
     const closeGracefully = () => stream.close(true);
     const onGone = () => stream.close(false);
     const stream = new TaskStream(id, () => {
       clearInterval(keepAlive);
-      gone.removeEventListener('abort', onGone);
+      callerLeft.removeEventListener('abort', onGone);
       this.closers.delete(closeGracefully);
       release();
       closeCount();
@@ -207,8 +207,8 @@ export class TaskSubscriptions {
         },
       });
       keepAlive = setInterval(() => stream.frame(': keepalive\n\n'), this.deps.listen.keepAliveMs);
-      gone.addEventListener('abort', onGone, { once: true });
-      if (gone.aborted) return stream.close(false);
+      callerLeft.addEventListener('abort', onGone, { once: true });
+      if (callerLeft.aborted) return stream.close(false);
       Promise.all(views.map((view) => this.watches.subscribe(view, caller, notify, stream.stop.signal))).then(
         () => stream.close(true),
         () => stream.close(false),

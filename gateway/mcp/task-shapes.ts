@@ -7,7 +7,7 @@
 // cancelled; any other failure → failed with a JSON-RPC error.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
-import type { ExecutionView } from '../temporal/run-state.ts';
+import type { ExecutionState, ExecutionView, ListedState } from '../temporal/run-state.ts';
 import { INTERNAL_ERROR, type JsonRpcErrorObject } from './errors.ts';
 import {
   failureMessage,
@@ -51,7 +51,7 @@ export type CreateTaskResult = TaskBase & {
 
 /** The fields every task shape has; `pollIntervalMs` is advised only while the task goes on. */
 function taskBase(view: ExecutionView, tool: PollTool, ttlMs: number, pollIntervalMs: number): TaskBase {
-  const status = taskStatus(view);
+  const status = taskStatus(view.state);
   const terminal = status === 'completed' || status === 'failed' || status === 'cancelled';
   const message = tool.presentation.statusMessage(view);
   return {
@@ -65,23 +65,26 @@ function taskBase(view: ExecutionView, tool: PollTool, ttlMs: number, pollInterv
   };
 }
 
-function taskStatus(view: Pick<ExecutionView, 'state'>): TaskStatus {
-  const state = view.state;
+/**
+ * The task status of a run's state (of both protocol eras); a run known by its status alone (a
+ * listing) asks no input and is no tool error.
+ */
+export function taskStatus(state: ExecutionState | ListedState): TaskStatus {
   switch (state.status) {
     case 'running':
       return hasInputRequests(state) ? 'input_required' : 'working';
     case 'completed':
       return 'completed';
     case 'failed':
-      return state.toolError ? 'completed' : 'failed';
+      return 'toolError' in state && state.toolError ? 'completed' : 'failed';
     case 'cancelled':
       return 'cancelled';
   }
 }
 
 export function detailedTask(view: ExecutionView, tool: PollTool, timing: TaskTiming): DetailedTask {
-  const status = taskStatus(view);
   const state = view.state;
+  const status = taskStatus(state);
   // One advice per answer: the task's field and any text that names it agree.
   const interval = timing.pollIntervalFor(view);
   const fields = taskBase(view, tool, timing.ttlMs, interval);

@@ -71,7 +71,7 @@ export class TaskWatches {
   /** The caller's task as it is now (with its progress, unless `withProgress` is false). */
   view(taskId: string, caller: Caller, withProgress = true): Promise<ExecutionView | undefined> {
     const source = withProgress ? (this.deps.catalog.toolOfTask(taskId)?.progress ?? {}) : {};
-    return this.deps.backend.views.of(taskId, caller, source);
+    return this.deps.backend.views.read(taskId, caller, source);
   }
 
   task(view: ExecutionView): DetailedTask {

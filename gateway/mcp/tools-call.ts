@@ -215,7 +215,7 @@ async function stillRunning(
   // A describe Temporal does not answer still answers the run's handle: it was started.
   const now =
     (await deps.backend.views
-      .of(workflowId, call.caller, takesTasks ? {} : tool.progress)
+      .read(workflowId, call.caller, takesTasks ? {} : tool.progress)
       .catch(() => undefined)) ?? handle;
   // It may have closed between the end of the budget and the describe: answer inline then.
   if (now.state.status !== 'running') return startPollAnswer(now, tool, deps.timing);

@@ -4,7 +4,7 @@ import type { InputResponses } from '../../workflows/mcp-contract.ts';
 import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile } from './errors.ts';
 import type { Caller } from './run-memo.ts';
-import type { RunRef } from './run-state.ts';
+import { isRunning, type RunRef } from './run-state.ts';
 import type { ProgressSource, RunViews } from './view.ts';
 
 /**
@@ -30,7 +30,7 @@ export class RunActions {
     if (!this.views.owns(workflowId, caller, idPrefix)) return undefined;
     const found = await this.views.owned(workflowId, caller);
     if (!found) return undefined;
-    if (found.description.status.name !== 'RUNNING') return found.run;
+    if (!isRunning(found.description)) return found.run;
     try {
       await this.calls.call(() => found.handle.cancel());
     } catch (err) {
@@ -42,12 +42,12 @@ export class RunActions {
   /** Sends input responses on the tool's input signal; the run, or undefined when there is no such run for this caller. */
   async sendInput(workflowId: string, caller: Caller, input: InputDelivery): Promise<RunRef | undefined> {
     if (!this.views.owns(workflowId, caller)) return undefined;
-    const early = this.views.earlyQuery(workflowId, caller, input);
+    const asked = this.views.queryWithDescribe(workflowId, caller, input);
     const found = await this.views.owned(workflowId, caller);
     if (!found) return undefined;
-    if (found.description.status.name !== 'RUNNING') return found.run;
+    if (!isRunning(found.description)) return found.run;
     let due = input.responses;
-    const answer = await this.views.progressNow(found, input, early);
+    const answer = await this.views.progressNow(found, input, asked);
     // Keys the run does not ask for now (never asked, or answered before) never reach its history;
     // when its progress cannot be read (no worker answers the query) the answers go as they are.
     if (answer && 'progress' in answer) {

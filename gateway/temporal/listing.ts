@@ -3,10 +3,10 @@
 // result may be megabytes.
 import type { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
-import protos from '@temporalio/proto';
 import type { TemporalCalls } from './client.ts';
 import { GRPC, grpcCode, InvalidCursorError } from './errors.ts';
 import { type Caller, MCP_PRINCIPAL, principalKeyword } from './run-memo.ts';
+import { type ListedState, listedState, timestampMs } from './run-state.ts';
 import type { RunViews } from './view.ts';
 import { outcomeOf } from './wait.ts';
 
@@ -31,15 +31,10 @@ export interface CompletedRuns {
 /** One of the caller's runs as visibility lists it, for a task list. */
 export interface ListedRun {
   workflowId: string;
-  /** Temporal's status, lower case: running, completed, failed, canceled, terminated, timed_out, … */
-  status: string;
+  /** Its status alone: visibility tells no progress, result or failure. */
+  state: ListedState;
   startedAt: Date;
   closedAt?: Date;
-}
-
-function dateOf(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): Date | undefined {
-  if (!ts?.seconds) return undefined;
-  return new Date(Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6));
 }
 
 export class RunListing {
@@ -61,13 +56,12 @@ export class RunListing {
     );
     const tasks = await this.tasksOf(listed, caller);
     const runs = tasks.flatMap(({ taskId, execution }): ListedRun[] => {
-      const startedAt = dateOf(execution.startTime);
-      if (!startedAt) return [];
-      const name =
-        protos.temporal.api.enums.v1.WorkflowExecutionStatus[execution.status ?? 0] ?? 'UNSPECIFIED';
-      const closedAt = dateOf(execution.closeTime);
-      const status = name.replace('WORKFLOW_EXECUTION_STATUS_', '').toLowerCase();
-      return [{ workflowId: taskId, status, startedAt, ...(closedAt ? { closedAt } : {}) }];
+      const startedMs = timestampMs(execution.startTime);
+      if (startedMs === undefined) return [];
+      const closedMs = timestampMs(execution.closeTime);
+      const closed = closedMs === undefined ? {} : { closedAt: new Date(closedMs) };
+      const state = listedState(execution.status);
+      return [{ workflowId: taskId, state, startedAt: new Date(startedMs), ...closed }];
     });
     const token = listed.nextPageToken;
     return {

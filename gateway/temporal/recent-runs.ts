@@ -11,7 +11,7 @@ import type { RunViews } from './view.ts';
 /** One of the caller's runs as visibility lists it. */
 export interface RecentRun {
   workflowId: string;
-  /** Temporal's status name, lower case: running, completed, failed, canceled, terminated, timed_out. */
+  /** Temporal's status name as the client names it, lower case: running, completed, failed, cancelled, terminated, timed_out. */
   status: string;
   startedAt: Date;
   /** The arguments its memo keeps (secret ones as digests). */
@@ -30,12 +30,11 @@ export class RecentRuns {
   constructor(
     private readonly calls: TemporalCalls,
     private readonly views: RunViews,
-    private readonly now: () => number = Date.now,
   ) {}
 
   /** Up to `limit` of the caller's runs of `tool`, newest first; undefined when not looked up now. */
-  async of(caller: Caller, tool: string, limit = 5): Promise<RecentRun[] | undefined> {
-    const at = this.now();
+  async latest(caller: Caller, tool: string, limit = 5): Promise<RecentRun[] | undefined> {
+    const at = Date.now();
     if (at - (this.lastLook.get(caller.principal) ?? Number.NEGATIVE_INFINITY) < LOOK_EVERY_MS)
       return undefined;
     if (this.lastLook.size > 10_000) this.lastLook.clear();

@@ -9,6 +9,7 @@
 import { randomInt } from 'node:crypto';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { isRunNotFound, isTemporalUnavailable, RunningTaskLimitError } from './errors.ts';
+import { isRunning, isWorkflowTaskRetrying } from './run-state.ts';
 import { slotWorkflowId } from './task-ids.ts';
 
 /** Random slots tried before every slot is looked at. */
@@ -29,7 +30,6 @@ interface SlotsOptions {
    * ended, so the slot is free. Asked only of runs whose workflow task keeps failing.
    */
   reclaim?: (run: { workflowId: string; runId: string }) => Promise<boolean>;
-  now?: () => number;
 }
 
 /** Starts the run in slot `slot` (under `workflowId`, conflict policy FAIL); rejects with WorkflowExecutionAlreadyStartedError when it is held. */
@@ -71,7 +71,7 @@ export class RunningTaskSlots {
 
   private async startNow<T>(principal: string, startIn: StartIn<T>, from?: number): Promise<T> {
     const { limit } = this.options;
-    const now = (this.options.now ?? Date.now)();
+    const now = Date.now();
     if ((this.fullUntil.get(principal) ?? 0) > now) throw new RunningTaskLimitError(principal, limit, limit);
     const first = from === undefined ? randomInt(limit) : from % limit;
     for (let i = 0; i < Math.min(QUICK_TRIES, limit); i++) {
@@ -125,10 +125,10 @@ export class RunningTaskSlots {
       slots.map(async (slot) => {
         const handle = this.client.workflow.getHandle(this.workflowId(principal, slot));
         try {
-          const { status, workflowId, runId, raw } = await this.options.calls.call(() => handle.describe());
-          if (status.name !== 'RUNNING') return slot;
-          // A workflow task failing again and again may be a run that can never complete.
-          const failing = (raw.pendingWorkflowTask?.attempt ?? 0) >= 2;
+          const description = await this.options.calls.call(() => handle.describe());
+          if (!isRunning(description)) return slot;
+          const { workflowId, runId } = description;
+          const failing = isWorkflowTaskRetrying(description);
           return failing && (await this.options.reclaim?.({ workflowId, runId })) ? slot : undefined;
         } catch (err) {
           if (isRunNotFound(err)) return slot;

@@ -119,7 +119,7 @@ export class RunStarts {
     const { calls } = this.deps;
     return calls.sharingDeadline(calls.options.callTimeoutMs, () =>
       request.idempotencyKey === undefined
-        ? this.fresh(request, caller)
+        ? this.startNew(request, caller)
         : this.keyed(request, caller, request.idempotencyKey),
     );
   }
@@ -129,7 +129,7 @@ export class RunStarts {
    * task key. A keyed one (`key`) has the key's task key and starts in each slot with the key's
    * request id for that slot (keyedSlotStart).
    */
-  private async fresh(request: StartRequest, caller: Caller, key?: KeyedRun): Promise<StartedRun> {
+  private async startNew(request: StartRequest, caller: Caller, key?: KeyedRun): Promise<StartedRun> {
     const { serverSecret, slots } = this.deps;
     const { principal } = caller;
     const kept = key?.kept ?? this.keptArguments(request);
@@ -200,7 +200,7 @@ export class RunStarts {
       caller,
       () =>
         slots
-          ? this.fresh(request, caller, { id: keyId, kept })
+          ? this.startNew(request, caller, { id: keyId, kept })
           : this.startRun({ request, caller, taskKey: keyId, workflowId: keyId, kept }, 'USE_EXISTING'),
       slots !== undefined,
     );

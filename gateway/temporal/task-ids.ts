@@ -26,11 +26,11 @@ function encodedLength(bytes: number): number {
   return Math.ceil((bytes * 4) / 3);
 }
 
-/** `named`: the body, or an earlier slotted form's body and slot. */
-function ownerTag(secret: Buffer, principal: string, prefix: string, named: Buffer): Buffer {
-  const version = named.length === BODY_BYTES ? 'mcp-task-owner/v2' : 'mcp-task-owner/v3';
+/** `tagged`: the bytes the tag covers, the body or an earlier slotted form's body and slot. */
+function ownerTag(secret: Buffer, principal: string, prefix: string, tagged: Buffer): Buffer {
+  const version = tagged.length === BODY_BYTES ? 'mcp-task-owner/v2' : 'mcp-task-owner/v3';
   const mac = createHmac('sha256', secret).update(JSON.stringify([version, principal, prefix]));
-  return mac.update(named).digest().subarray(0, TAG_BYTES);
+  return mac.update(tagged).digest().subarray(0, TAG_BYTES);
 }
 
 /** The task key of `body` (16 bytes) for `principal`, under the tool's id prefix. */
@@ -140,9 +140,9 @@ export function slotOf(secret: Buffer, principal: string, workflowId: string): n
 export function isOwnedBy(secret: Buffer, principal: string, taskId: string): boolean {
   const parsed = parse(taskId);
   if (!parsed) return false;
-  const named = parsed.bytes.subarray(0, parsed.bytes.length - TAG_BYTES);
+  const tagged = parsed.bytes.subarray(0, parsed.bytes.length - TAG_BYTES);
   const tag = parsed.bytes.subarray(parsed.bytes.length - TAG_BYTES);
-  if (!timingSafeEqual(tag, ownerTag(secret, principal, parsed.prefix, named))) return false;
+  if (!timingSafeEqual(tag, ownerTag(secret, principal, parsed.prefix, tagged))) return false;
   const { run, slot, key } = parsed;
   return !run || timingSafeEqual(run.tag, runTag(secret, key, slot as number, run.runId));
 }
@@ -198,8 +198,8 @@ export function namesNoRun(taskId: string): boolean {
 export function slotTaskId(secret: Buffer, principal: string, key: string, slot: number): string {
   const parsed = parseKey(key);
   if (!parsed || parsed.slot !== undefined) throw new Error('not a task key');
-  const named = Buffer.concat([parsed.bytes.subarray(0, BODY_BYTES), slotBytes(slot)]);
-  const bytes = Buffer.concat([named, ownerTag(secret, principal, parsed.prefix, named)]);
+  const tagged = Buffer.concat([parsed.bytes.subarray(0, BODY_BYTES), slotBytes(slot)]);
+  const bytes = Buffer.concat([tagged, ownerTag(secret, principal, parsed.prefix, tagged)]);
   return `${parsed.prefix}~${bytes.toString('base64url')}`;
 }
 

@@ -8,10 +8,10 @@ import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile } from './errors.ts';
 import {
   type ExecutionState,
-  RESULT_TOO_LARGE,
-  RESULT_TOO_LARGE_MESSAGE,
-  TOO_LARGE_TASK_CAUSES,
+  isSizeCause,
+  resultTooLargeState,
   TOO_LARGE_TERMINATION,
+  timestampMs,
 } from './run-state.ts';
 
 /** When the gateway ends a run stuck on a size cause. */
@@ -41,7 +41,7 @@ export async function stuckRunState(
   if (failedAt === undefined) return undefined;
   const stuckMs = Date.now() - failedAt;
   if (stuckMs >= policy.graceMs) await end(calls, run, stuckMs, policy);
-  return { status: 'failed', toolError: false, reason: RESULT_TOO_LARGE, message: RESULT_TOO_LARGE_MESSAGE };
+  return resultTooLargeState();
 }
 
 /**
@@ -74,12 +74,9 @@ async function stuckOnSizeSince(calls: TemporalCalls, run: Run): Promise<number 
       event.workflowTaskCompletedEventAttributes ||
       event.workflowTaskTimedOutEventAttributes,
   );
-  const cause = latest?.workflowTaskFailedEventAttributes?.cause;
-  if (typeof cause !== 'number' || !TOO_LARGE_TASK_CAUSES.has(cause)) return undefined;
-  const at = latest?.eventTime;
+  if (!isSizeCause(latest?.workflowTaskFailedEventAttributes?.cause)) return undefined;
   // Without a time (never seen), the failing counts as begun now: the grace still applies.
-  if (at?.seconds === undefined || at.seconds === null) return Date.now();
-  return Number(at.seconds) * 1000 + Math.floor((at.nanos ?? 0) / 1e6);
+  return timestampMs(latest?.eventTime) ?? Date.now();
 }
 
 /**
@@ -95,7 +92,7 @@ async function end(
 ): Promise<boolean> {
   const handle = calls.client.workflow.getHandle(run.workflowId, run.runId);
   // A slot's workflow id is reused run after run: the run id tells which run this was.
-  const named = `${run.workflowId} (run id ${run.runId})`;
+  const runName = `${run.workflowId} (run id ${run.runId})`;
   const why =
     `its workflow task has failed for a size cause (result, activity input or memo larger than Temporal ` +
     `accepts) for ${Math.round(stuckMs / 1000)} s, past MCP_STUCK_RUN_GRACE_MS (${policy.graceMs} ms)`;
@@ -103,10 +100,10 @@ async function end(
     await calls.call(() => handle.terminate(TOO_LARGE_TERMINATION));
   } catch (err) {
     if (isClosedMeanwhile(err)) return true;
-    policy.log?.(run, `gateway: could not terminate run ${named}, ${why}: ${errorText(err)}`);
+    policy.log?.(run, `gateway: could not terminate run ${runName}, ${why}: ${errorText(err)}`);
     return false;
   }
-  policy.log?.(run, `gateway: terminated run ${named}: ${why}`);
+  policy.log?.(run, `gateway: terminated run ${runName}: ${why}`);
   return true;
 }
 

@@ -10,10 +10,19 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
 import { linkToRun, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
-import { queryFailureNote, SAFE } from './query-notes.ts';
+import { GRPC, grpcCode, isDeadline } from './errors.ts';
 import { type OwnedRun, RunLookup } from './run-lookup.ts';
 import type { Caller } from './run-memo.ts';
-import type { ExecutionState, ExecutionView, ProgressAnswer, RunRef } from './run-state.ts';
+import {
+  type ExecutionState,
+  type ExecutionView,
+  isRunning,
+  isWorkflowTaskRetrying,
+  type ProgressAnswer,
+  type RunRef,
+  timestampMs,
+  viewTimes,
+} from './run-state.ts';
 import { isOwnedBy, listedTaskId, taskIdPrefix, taskRun } from './task-ids.ts';
 import { type StuckRunPolicy, stuckRunState } from './too-large.ts';
 import { outcomeOf } from './wait.ts';
@@ -59,29 +68,25 @@ export class RunViews {
    * The run as the caller may see it; undefined when unknown, expired or another caller's.
    * Without a published progress or a progress query, a running run has no progress.
    */
-  async of(
+  async read(
     workflowId: string,
     caller: Caller,
     options: ProgressSource & { idPrefix?: string } = {},
   ): Promise<ExecutionView | undefined> {
     if (!this.owns(workflowId, caller, options.idPrefix)) return undefined;
-    const early = this.earlyQuery(workflowId, caller, options);
+    const asked = this.queryWithDescribe(workflowId, caller, options);
     const found = await this.owned(workflowId, caller);
     if (!found) return undefined;
     const { description, memo } = found;
     if (tracing) linkToRun(memo.trace, { 'mcp.task.id': workflowId });
-    const createdAt = memo.createdAt ? new Date(memo.createdAt) : description.startTime;
-    const state: ExecutionState =
-      description.status.name !== 'RUNNING'
-        ? await this.closedState(found.run)
-        : await this.runningState(found, await this.progressNow(found, options, early));
+    const state: ExecutionState = isRunning(description)
+      ? await this.runningState(found, await this.progressNow(found, options, asked))
+      : await this.closedState(found.run);
     return {
       workflowId,
       run: found.run,
       tool: memo.tool,
-      createdAt,
-      // Never before the creation time the start's own answer gave.
-      lastUpdatedAt: new Date(Math.max(createdAt.getTime(), lastUpdate(description).getTime())),
+      ...viewTimes(description, memo.createdAt),
       arguments: memo.arguments ?? {},
       state,
       ...(memo.trace ? { trace: memo.trace } : {}),
@@ -102,7 +107,7 @@ export class RunViews {
     let answer: QueryAnswer | undefined;
     if (source.published) {
       const found = await this.owned(workflowId, caller);
-      if (found?.description.status.name !== 'RUNNING') return undefined;
+      if (!found || !isRunning(found.description)) return undefined;
       answer = await this.progressNow(found, source);
     } else if (source.progressQuery) {
       answer = await this.query(this.currentRun(workflowId, caller), source.progressQuery);
@@ -114,7 +119,11 @@ export class RunViews {
    * A tool that only answers the query is asked with the describe, not after it: a poll costs the
    * slower of the two calls, not their sum (Temporal refuses it at once when the run is closed).
    */
-  earlyQuery(taskId: string, caller: Caller, source: ProgressSource): Promise<QueryAnswer> | undefined {
+  queryWithDescribe(
+    taskId: string,
+    caller: Caller,
+    source: ProgressSource,
+  ): Promise<QueryAnswer> | undefined {
     return source.progressQuery && !source.published
       ? this.query(this.currentRun(taskId, caller), source.progressQuery)
       : undefined;
@@ -130,23 +139,23 @@ export class RunViews {
 
   /**
    * A running run's progress: what it published to its memo when the tool publishes, else the
-   * query's answer (`early`, when it went out with the describe); undefined without either.
+   * query's answer (`asked`, when it went out with the describe); undefined without either.
    */
   progressNow(
     run: OwnedRun,
     source: ProgressSource,
-    early?: Promise<QueryAnswer>,
+    asked?: Promise<QueryAnswer>,
   ): Promise<QueryAnswer | undefined> {
     const published = run.memo[PROGRESS_MEMO];
     if (source.published && isObject(published)) {
       if (!source.progressQuery || !mayJustBeAnswered(run, published))
         return Promise.resolve({ progress: published });
       // The query sees what the run has received, its memo only what a finished step published.
-      return this.query(run.run, source.progressQuery).then((asked) =>
-        'progress' in asked ? asked : this.closedOr(run, { progress: published }),
+      return this.query(run.run, source.progressQuery).then((answer) =>
+        'progress' in answer ? answer : this.refusalIfClosed(run, { progress: published }),
       );
     }
-    if (early) return early;
+    if (asked) return asked;
     if (!source.progressQuery) return Promise.resolve(undefined);
     return this.query(run.run, source.progressQuery);
   }
@@ -171,10 +180,10 @@ export class RunViews {
    * After a failed query: a refusal if the run has closed meanwhile (its outcome is then read),
    * else `otherwise` (the query may only have lacked a worker).
    */
-  private async closedOr(run: OwnedRun, otherwise: QueryAnswer): Promise<QueryAnswer> {
-    const now = await this.calls.call(() => run.handle.describe()).catch(() => undefined);
-    if (!now || now.status.name === 'RUNNING') return otherwise;
-    return { error: new QueryRejectedError(now.status.code) };
+  private async refusalIfClosed(run: OwnedRun, otherwise: QueryAnswer): Promise<QueryAnswer> {
+    const latest = await this.calls.call(() => run.handle.describe()).catch(() => undefined);
+    if (!latest || isRunning(latest)) return otherwise;
+    return { error: new QueryRejectedError(latest.status.code) };
   }
 
   /** A closed run's outcome, from its result or the failure its result throws. */
@@ -198,7 +207,7 @@ export class RunViews {
   private async runningState(run: OwnedRun, answer: QueryAnswer | undefined): Promise<ExecutionState> {
     const { description } = run;
     // A workflow task failing again and again may be one that can never complete.
-    if ((description.raw.pendingWorkflowTask?.attempt ?? 0) >= 2) {
+    if (isWorkflowTaskRetrying(description)) {
       const stuck = await stuckRunState(this.calls, description, this.stuckRuns);
       if (stuck) return stuck;
     }
@@ -239,22 +248,6 @@ export function latestHeartbeat(
   }
 }
 
-function timestampMs(
-  ts: { seconds?: unknown; nanos?: number | null } | null | undefined,
-): number | undefined {
-  if (!ts || ts.seconds === undefined || ts.seconds === null) return undefined;
-  return Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
-}
-
-/** The latest thing that happened to the run: start, close, or an activity's last heartbeat. */
-function lastUpdate(description: WorkflowExecutionDescription): Date {
-  const times = [description.startTime.getTime(), description.closeTime?.getTime()];
-  for (const activity of description.raw.pendingActivities ?? []) {
-    times.push(timestampMs(activity.lastHeartbeatTime), timestampMs(activity.lastStartedTime));
-  }
-  return new Date(Math.max(...times.filter((t): t is number => typeof t === 'number' && Number.isFinite(t))));
-}
-
 /**
  * Whether a run asking for input may have been answered since it published: a step is pending (a
  * signal it has not taken yet makes one). Then the published requests may be answered ones.
@@ -275,19 +268,29 @@ const SCHEDULED = 1;
  * A note when the run's workflow task has waited for a worker at least `afterMs` (as long as a
  * progress query may take): read from the describe alone, for runs whose progress is published.
  */
-function unpickedNote(
-  description: WorkflowExecutionDescription,
-  afterMs: number,
-  now = Date.now(),
-): string | undefined {
+function unpickedNote(description: WorkflowExecutionDescription, afterMs: number): string | undefined {
   const task = description.raw.pendingWorkflowTask;
-  const scheduled = task?.state === SCHEDULED ? task.scheduledTime : undefined;
-  if (!scheduled?.seconds) return undefined;
-  const waitedMs = now - (Number(scheduled.seconds) * 1000 + Math.floor((scheduled.nanos ?? 0) / 1e6));
+  const scheduledMs = timestampMs(task?.state === SCHEDULED ? task.scheduledTime : undefined);
+  if (scheduledMs === undefined) return undefined;
+  const waitedMs = Date.now() - scheduledMs;
   if (waitedMs < afterMs) return undefined;
   return (
     `The run is in progress, but no worker is polling task queue "${description.taskQueue}" right now ` +
     `(its next step has waited ${(waitedMs / 1000).toFixed(1)} s for one); the progress shown is the last ` +
     `it published. ${SAFE}`
   );
+}
+
+const SAFE = 'The run is safe in Temporal and continues when a worker is back.';
+
+/** Why there is no progress to show: most often, no worker is polling the run's task queue. */
+export function queryFailureNote(err: unknown, taskQueue: string, queryTimeoutMs: number): string {
+  if (isDeadline(err) || grpcCode(err) === GRPC.FAILED_PRECONDITION) {
+    return (
+      `The run is in progress, but no worker is polling task queue "${taskQueue}" right now ` +
+      `(no answer to the progress query within ${(queryTimeoutMs / 1000).toFixed(1)} s). ${SAFE}`
+    );
+  }
+  const cause = (err as { cause?: Error }).cause?.message;
+  return `The run is in progress; progress is unavailable right now (${cause ?? (err as Error).message}).`;
 }

@@ -2,20 +2,12 @@
 // used by a call's bounded wait and by a view of a closed run; for its changes too, the long poll on
 // its history (run-changes.ts) that also tells its close, used by every wait that looks at the run
 // while it runs (input rounds, pushed status, 2025-11-25 result streams).
-import { type Client, WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
-import { TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
+import type { Client } from '@temporalio/client';
 import { type WaitOutcome, waitSeconds } from '../shared/metrics.ts';
 import { annotateSpan, inSpan, tracing } from '../shared/tracing.ts';
 import { type TemporalCalls, timed } from './client.ts';
 import { RunHistoryFeed, untilAborted } from './run-changes.ts';
-import {
-  type ExecutionState,
-  RESULT_TOO_LARGE,
-  RESULT_TOO_LARGE_MESSAGE,
-  type RunRef,
-  TOO_LARGE_TERMINATION,
-} from './run-state.ts';
+import { completedState, type ExecutionState, type RunRef, stateFromResultError } from './run-state.ts';
 
 /**
  * The run's outcome once it has closed: its result, or the failure its result throws. Rejects when
@@ -33,62 +25,6 @@ export async function outcomeOf(client: Client, run: RunRef, signal?: AbortSigna
   }
 }
 
-// ---- what a closed run's outcome says ------------------------------------------------------------
-
-function completedState(result: unknown): ExecutionState {
-  return { status: 'completed', result: result === undefined ? null : result };
-}
-
-function causes(err: Error | undefined): Error[] {
-  const chain: Error[] = [];
-  for (let e: unknown = err; e instanceof Error && chain.length < 20; e = (e as { cause?: unknown }).cause) {
-    chain.push(e);
-  }
-  return chain;
-}
-
-function failed(toolError: boolean, reason: string, message: string): ExecutionState {
-  return { status: 'failed', toolError, reason, message };
-}
-
-function suffix(message: string | undefined): string {
-  return message && message !== 'Workflow execution terminated' ? `: ${message}` : '';
-}
-
-/**
- * Whether a termination was for a result too large: the gateway's own (a run stuck on it), or the
- * history service's when a completion is over the blob size limit (it names no code, only this text).
- */
-function terminatedForSize(message: string | undefined): boolean {
-  return message === TOO_LARGE_TERMINATION || /Result exceeds size limit/i.test(message ?? '');
-}
-
-/**
- * The state a workflow ended in, from the error its result threw; undefined when the error is not a
- * workflow outcome (Temporal unreachable, our own abort), so the caller can treat it as an error.
- */
-export function stateFromResultError(err: unknown): ExecutionState | undefined {
-  if (!(err instanceof WorkflowFailedError)) return undefined;
-  const chain = causes(err.cause);
-  const first = chain[0];
-  if (first instanceof CancelledFailure) return { status: 'cancelled' };
-  if (first instanceof TerminatedFailure) {
-    if (terminatedForSize(first.message)) return failed(false, RESULT_TOO_LARGE, RESULT_TOO_LARGE_MESSAGE);
-    return failed(false, 'terminated', `was terminated${suffix(first.message)}`);
-  }
-  if (first instanceof TimeoutFailure) {
-    return failed(false, 'timed_out', `timed out${suffix(first.message)}`);
-  }
-  // A failure of the contract's type, the workflow's own or an activity's it let through: the tool
-  // answered with an error.
-  const toolError = chain.find((e) => e instanceof ApplicationFailure && e.type === TOOL_ERROR_TYPE);
-  if (toolError) return failed(true, TOOL_ERROR_TYPE, toolError.message);
-  const root = chain.at(-1);
-  return failed(false, 'failed', `failed: ${root?.message || err.message}`);
-}
-
-// ---- waiting ----------------------------------------------------------------------------------------
-
 /** How a bounded wait ended: the run closed (with its state), or it is still running. */
 export type WaitResult = { kind: 'closed'; state: ExecutionState } | { kind: 'running' };
 
@@ -98,7 +34,7 @@ export const SHUTDOWN = 'shutdown';
 /** What a bounded wait watches besides its budget. */
 export interface WaitSignals {
   /** The caller left. */
-  gone?: AbortSignal;
+  callerLeft?: AbortSignal;
   /** The run asks for input, or the gateway stops (its reason is SHUTDOWN). */
   interrupt?: AbortSignal;
   /**
@@ -133,7 +69,7 @@ export class RunWaits {
    * into the wait histogram with how it ended.
    */
   forResult(run: RunRef, budgetMs: number, signals: WaitSignals = {}): Promise<WaitResult> {
-    if (budgetMs <= 0 || signals.gone?.aborted || signals.interrupt?.aborted)
+    if (budgetMs <= 0 || signals.callerLeft?.aborted || signals.interrupt?.aborted)
       return Promise.resolve({ kind: 'running' });
     if (!tracing) return this.bounded(run, budgetMs, signals);
     const taskId = run.taskId ?? run.workflowId;
@@ -142,7 +78,7 @@ export class RunWaits {
     );
   }
 
-  private async bounded(run: RunRef, budgetMs: number, { gone, interrupt, onChange }: WaitSignals) {
+  private async bounded(run: RunRef, budgetMs: number, { callerLeft, interrupt, onChange }: WaitSignals) {
     const end = waitSeconds.startTimer();
     // How the wait ended: on the wait histogram, and on the wait's span.
     const ended = (how: WaitOutcome) => {
@@ -152,7 +88,7 @@ export class RunWaits {
     const budget = new AbortController();
     const timer = setTimeout(() => budget.abort(new Error('wait budget spent')), budgetMs);
     const onEnd = () => budget.abort(new Error('wait ended'));
-    gone?.addEventListener('abort', onEnd, { once: true });
+    callerLeft?.addEventListener('abort', onEnd, { once: true });
     interrupt?.addEventListener('abort', onEnd, { once: true });
     try {
       // Raced with the budget itself: a long poll whose connection Temporal dropped may not heed
@@ -169,11 +105,11 @@ export class RunWaits {
         throw err;
       }
       const why = interrupt?.reason === SHUTDOWN ? 'shutdown' : 'input_required';
-      ended(gone?.aborted ? 'caller_gone' : interrupt?.aborted ? why : 'budget_spent');
+      ended(callerLeft?.aborted ? 'caller_gone' : interrupt?.aborted ? why : 'budget_spent');
       return { kind: 'running' } as const;
     } finally {
       clearTimeout(timer);
-      gone?.removeEventListener('abort', onEnd);
+      callerLeft?.removeEventListener('abort', onEnd);
       interrupt?.removeEventListener('abort', onEnd);
     }
   }

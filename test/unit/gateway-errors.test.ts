@@ -1,16 +1,8 @@
-// Workflow outcomes and thrown errors → execution states and JSON-RPC errors.
+// Thrown errors → JSON-RPC errors, and the notes of failed progress queries.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { ServiceError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancelledFailure,
-  RetryState,
-  TerminatedFailure,
-  TimeoutFailure,
-} from '@temporalio/common';
+import { ServiceError, WorkflowNotFoundError } from '@temporalio/client';
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -22,90 +14,11 @@ import {
   toProtocolError,
 } from '../../gateway/mcp/errors.ts';
 import { isTemporalUnavailable, TemporalDeadlineError } from '../../gateway/temporal/errors.ts';
-import { queryFailureNote } from '../../gateway/temporal/query-notes.ts';
-import { stateFromResultError } from '../../gateway/temporal/wait.ts';
-
-const workflowFailed = (cause: Error) =>
-  new WorkflowFailedError('Workflow execution failed', cause, RetryState.NON_RETRYABLE_FAILURE);
+import { queryFailureNote } from '../../gateway/temporal/view.ts';
 
 function grpcError(code: number, details: string): Error {
   return Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} });
 }
-
-describe('workflow outcome → execution state', () => {
-  test('cancelled', () => {
-    assert.deepEqual(stateFromResultError(workflowFailed(new CancelledFailure('cancelled'))), {
-      status: 'cancelled',
-    });
-  });
-
-  test('terminated and timed out are broken runs, not tool errors', () => {
-    for (const [cause, reason] of [
-      [new TerminatedFailure('operator stopped it'), 'terminated'],
-      [new TimeoutFailure('timed out', undefined, 'START_TO_CLOSE'), 'timed_out'],
-    ] as const) {
-      const state = stateFromResultError(workflowFailed(cause));
-      assert.equal(state?.status, 'failed');
-      assert.ok(state?.status === 'failed');
-      assert.equal(state.toolError, false);
-      assert.equal(state.reason, reason);
-    }
-  });
-
-  test('a failure of type McpToolError is a tool error with its message', () => {
-    const state = stateFromResultError(
-      workflowFailed(ApplicationFailure.nonRetryable('difficulty too high', 'McpToolError')),
-    );
-    assert.ok(state?.status === 'failed');
-    assert.equal(state.toolError, true);
-    assert.equal(state.reason, 'McpToolError');
-    assert.equal(state.message, 'difficulty too high');
-  });
-
-  test('a failure of any other type, even non-retryable, is a broken run', () => {
-    const state = stateFromResultError(
-      workflowFailed(ApplicationFailure.nonRetryable('difficulty too high', 'InvalidMiningParameters')),
-    );
-    assert.ok(state?.status === 'failed');
-    assert.equal(state.toolError, false);
-    assert.match(state.message, /difficulty too high/);
-  });
-
-  test('an McpToolError an activity raised and the workflow let through is still a tool error', () => {
-    const activity = new ActivityFailure(
-      'Activity task failed',
-      'mineBlock',
-      '1',
-      RetryState.NON_RETRYABLE_FAILURE,
-      'worker',
-      ApplicationFailure.nonRetryable('no nonce meets difficulty', 'McpToolError'),
-    );
-    const state = stateFromResultError(workflowFailed(activity));
-    assert.ok(state?.status === 'failed');
-    assert.equal(state.toolError, true);
-    assert.equal(state.message, 'no nonce meets difficulty');
-  });
-
-  test('an activity that spent its retries is a broken run', () => {
-    const activity = new ActivityFailure(
-      'Activity task failed',
-      'mineBlock',
-      '1',
-      RetryState.MAXIMUM_ATTEMPTS_REACHED,
-      'worker',
-      ApplicationFailure.retryable('disk full', 'Error'),
-    );
-    const state = stateFromResultError(workflowFailed(activity));
-    assert.ok(state?.status === 'failed');
-    assert.equal(state.toolError, false);
-    assert.match(state.message, /disk full/);
-  });
-
-  test('errors that are not workflow outcomes are left to the caller', () => {
-    assert.equal(stateFromResultError(new Error('socket hang up')), undefined);
-    assert.equal(stateFromResultError(new ServiceError('unavailable')), undefined);
-  });
-});
 
 describe('errors → JSON-RPC', () => {
   test('unknown task: -32602 with the spec message', () => {
