@@ -15,7 +15,6 @@ import { loadServerSecret } from './server-secret.ts';
 import { backendOptions, type GatewaySettings, secretsInClear } from './settings/index.ts';
 import { TemporalBackend } from './temporal/backend.ts';
 import { createTemporalClient } from './temporal/client.ts';
-import { missingAttributeMessages } from './temporal/optional-attributes.ts';
 
 /** Longest the plugin waits for its own Temporal connection to close with the app. */
 const CLOSE_CONNECTION_MS = 2_000;
@@ -62,14 +61,20 @@ async function catalogTools(settings: GatewaySettings, catalog: TemporalMcpOptio
   return tools;
 }
 
-/** The plugin's own Temporal client, closed (within a bound) once the app has closed. */
-function ownClient(app: FastifyInstance, settings: GatewaySettings): Client {
-  const client = createTemporalClient(settings.temporal, settings.temporalTimeoutMs, settings.codec);
+/**
+ * Closes the plugin's own Temporal connection once the app has closed, within a bound (an unreachable
+ * Temporal must not hold the close up), after a connection attempt under way has settled: closing
+ * under one throws from inside the client.
+ */
+function closeWithApp(app: FastifyInstance, client: Client): void {
   app.addHook('onClose', async () => {
-    const closed = client.connection.close().catch(() => {});
+    const closed = client.connection
+      .ensureConnected()
+      .catch(() => {})
+      .then(() => client.connection.close())
+      .catch(() => {});
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, CLOSE_CONNECTION_MS).unref())]);
   });
-  return client;
 }
 
 export const temporalMcp: FastifyPluginAsync<TemporalMcpOptions> = async (app, options) => {
@@ -78,7 +83,8 @@ export const temporalMcp: FastifyPluginAsync<TemporalMcpOptions> = async (app, o
   const secret = loadServerSecret(
     options.serverSecret === undefined ? process.env : { MCP_SERVER_SECRET: options.serverSecret },
   );
-  const client = options.client ?? ownClient(app, settings);
+  const client =
+    options.client ?? createTemporalClient(settings.temporal, settings.temporalTimeoutMs, settings.codec);
   const namespace = options.client?.options.namespace ?? settings.temporal.namespace;
   const backend = new TemporalBackend(client, {
     ...backendOptions(settings, secret.secret),
@@ -91,11 +97,5 @@ export const temporalMcp: FastifyPluginAsync<TemporalMcpOptions> = async (app, o
     ...(options.tools ? { hostTools: options.tools } : {}),
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
   });
-  app.addHook('onReady', async () => {
-    // Said once, when Temporal can tell (an unreachable Temporal is the readiness check's to report).
-    void backend.optionalAttributes.look().then((registered) => {
-      for (const line of registered ? missingAttributeMessages(registered, namespace) : [])
-        app.log.warn(`gateway: ${line}`);
-    });
-  });
+  if (!options.client) closeWithApp(app, client);
 };

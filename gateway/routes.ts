@@ -23,6 +23,7 @@ import type { ToolDefinition } from './mcp/tool-definition.ts';
 import type { GatewaySettings } from './settings/index.ts';
 import { renderMetrics } from './shared/metrics.ts';
 import type { TemporalBackend } from './temporal/backend.ts';
+import { missingAttributeMessages } from './temporal/optional-attributes.ts';
 
 export interface GatewayRoutesOptions {
   settings: GatewaySettings;
@@ -93,14 +94,32 @@ function probes(app: FastifyInstance, settings: GatewaySettings, backend: Tempor
     timeoutMs: settings.readyTimeoutMs,
     onUnready: (reason) => app.log.warn(`gateway: not ready: Temporal did not answer: ${reason}`),
   });
+  let told = false;
   app.get('/readyz', async (_request, reply) => {
-    if (await readiness.check()) return { status: 'ready', temporal: 'reachable' };
+    if (await readiness.check()) {
+      if (!told) told = tellMissingAttributes(app, backend);
+      return { status: 'ready', temporal: 'reachable' };
+    }
     return reply.code(503).send({ status: 'unavailable', temporal: 'unreachable' });
   });
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     const { contentType, body } = await renderMetrics();
     return reply.type(contentType).send(body);
   });
+}
+
+/**
+ * Says once, the first time Temporal answers the readiness check, which optional search attributes
+ * the namespace lacks (asked only of a Temporal that is up: nothing is left pending at a close).
+ */
+function tellMissingAttributes(app: FastifyInstance, backend: TemporalBackend): true {
+  void backend.optionalAttributes.look().then((registered) => {
+    for (const line of registered
+      ? missingAttributeMessages(registered, backend.calls.options.namespace)
+      : [])
+      app.log.warn(`gateway: ${line}`);
+  });
+  return true;
 }
 
 /** RFC 9728 metadata; discovery and keys fetched ahead of the first request (retried on requests). */
