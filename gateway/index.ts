@@ -3,7 +3,7 @@
 // host's quick tools, and catalog entries given in code. Everything else is internal.
 
 export type { HostAuthenticate } from './http/host-auth.ts';
-export type { Identity } from './http/oauth.ts';
+export type { Identity as CallerIdentity } from './http/oauth.ts';
 export type { CatalogEntry } from './mcp/catalog.ts';
 export type { QuickTool, QuickToolContext } from './mcp/host-tools.ts';
 export { type TemporalMcpOptions, temporalMcp } from './plugin.ts';
