@@ -12,7 +12,7 @@ import { BUILT_IN_CATALOG, BUILT_IN_CATALOG_COMPILED, GATEWAY_BUNDLE } from '../
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** One module of the project's sources compiled to `outfile` (packages stay imports). */
-function compile(entry: string, outfile: string) {
+export function compile(entry: string, outfile: string) {
   return build({
     absWorkingDir: ROOT,
     entryPoints: [entry],

@@ -178,6 +178,19 @@ export async function loadCatalogModule(
   const exported = loaded.tools;
   if (exported === undefined) throw new Error(`${source}: exports no \`tools\` array or function`);
   const entries: unknown = typeof exported === 'function' ? await exported(env) : exported;
+  return catalogOfEntries(entries, { source, path }, defaults, env);
+}
+
+/**
+ * Checks catalog entries given in code (a catalog module's, or an embedding application's), the
+ * way a catalog file's are; `path` is where hooks paths are relative to.
+ */
+export function catalogOfEntries(
+  entries: unknown,
+  { source, path }: { source: string; path: string },
+  defaults: CatalogDefaults,
+  env: NodeJS.ProcessEnv,
+): Promise<CatalogTool[]> {
   // Hooks given as objects are code, not data: checked as objects, the rest of the entry as a file's.
   const hooks: Array<ToolHooks | undefined> = [];
   let data: unknown = entries;

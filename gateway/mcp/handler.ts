@@ -115,6 +115,7 @@ export class McpHandler {
       timing,
       stopping: this.stopping.signal,
       ...(clientWaitBudgets ? { clientWaitBudgets } : {}),
+      ...(deps.hostTools ? { hostTools: deps.hostTools } : {}),
     });
     this.requestStates = createRequestStateCodec<RoundState>({
       key: backend.derivedKey('request-state'),

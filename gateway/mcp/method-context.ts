@@ -8,6 +8,7 @@ import type { Catalog } from './catalog.ts';
 import type { InputRounds } from './input-rounds.ts';
 import type { ReadBudget } from './read-budget.ts';
 import type { TaskTiming } from './start-poll.ts';
+import type { ToolDefinition } from './tool-definition.ts';
 
 interface ArtifactSettings {
   store: ArtifactStore;
@@ -40,6 +41,8 @@ export interface McpDeps {
   /** Where workers put large outputs, and the largest one resources/read answers. */
   artifacts: ArtifactSettings;
   onError?: (error: Error) => void;
+  /** The embedding host's quick tools (host-tools.ts), served beside the catalog's. */
+  hostTools?: readonly ToolDefinition[];
 }
 
 /** One tasks/* request, past its capability and params checks. */

@@ -61,6 +61,8 @@ export interface ToolDeps {
   stopping?: AbortSignal;
   /** Wait budgets per MCP client (lower-cased clientInfo.name); each tool's budget caps them. */
   clientWaitBudgets?: ReadonlyMap<string, number>;
+  /** The embedding host's quick tools (host-tools.ts), served beside the catalog's. */
+  hostTools?: readonly ToolDefinition[];
 }
 
 /** "difficulty: Too big: expected int to be <=40" — every problem, naming the field. */

@@ -30,6 +30,8 @@ export class CatalogTools {
       startTool(tool, deps),
       ...companionTools(tool, deps),
     ]);
+    // The embedding host's quick tools (host-tools.ts), listed and called beside the catalog's.
+    definitions.push(...(deps.hostTools ?? []));
     this.byName = new Map(definitions.map((tool) => [tool.name, tool]));
     this.listed = { tools: definitions.map(listedTool) };
   }

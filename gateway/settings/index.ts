@@ -91,7 +91,7 @@ export async function loadSettings(env: NodeJS.ProcessEnv = process.env): Promis
  * workflow input: the gateway does not start unless MCP_ALLOW_PLAINTEXT_SECRETS=true says so.
  * Returns the tools so accepted, as `tool (argument, …)`.
  */
-function secretsInClear(tools: readonly CatalogTool[], allowed: boolean): string[] {
+export function secretsInClear(tools: readonly CatalogTool[], allowed: boolean): string[] {
   const named = tools
     .filter((tool) => (tool.secretArguments?.length ?? 0) > 0)
     .map((tool) => `${tool.name} (${tool.secretArguments?.join(', ')})`);

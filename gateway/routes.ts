@@ -1,0 +1,184 @@
+// Everything the gateway serves, as one encapsulated Fastify plugin mounted under the host's prefix:
+// POST /mcp (http/mcp-route.ts) over the catalog's durable tools and the host's quick tools; with
+// `probes`, GET /healthz (the process is up), GET /readyz (Temporal answers within a bounded time,
+// 503 if not) and GET /metrics (Prometheus text, not request-logged); with OAuth the RFC 9728
+// metadata; with MCP_CODEC_SERVER the codec server. The standalone gateway (app.ts) and the package's
+// plugin (plugin.ts) both mount it. Each piece gets the settings it uses, once.
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { openArtifactStore } from '../common/artifact-store-settings.ts';
+import type { Authentication } from './http/bearer-auth.ts';
+import { codecEndpoint } from './http/codec-endpoint.ts';
+import { type HostAuthenticate, hostAuth } from './http/host-auth.ts';
+import { isLoopback, loopbackHostnames } from './http/loopback.ts';
+import { mcpRoute } from './http/mcp-route.ts';
+import { OAuthResourceServer, protectedResourceRoutes, ToolScopes } from './http/oauth.ts';
+import { Readiness } from './http/readiness.ts';
+import { Catalog, type CatalogTool } from './mcp/catalog.ts';
+import { McpHandler } from './mcp/handler.ts';
+import { hostToolDefinitions, type QuickTool } from './mcp/host-tools.ts';
+import { pacedIntervals } from './mcp/poll-pacing.ts';
+import { ReadBudget } from './mcp/read-budget.ts';
+import type { ToolDefinition } from './mcp/tool-definition.ts';
+import type { GatewaySettings } from './settings/index.ts';
+import { renderMetrics } from './shared/metrics.ts';
+import type { TemporalBackend } from './temporal/backend.ts';
+import { missingAttributeMessages } from './temporal/optional-attributes.ts';
+
+export interface GatewayRoutesOptions {
+  settings: GatewaySettings;
+  backend: TemporalBackend;
+  /** The catalog's tools; absent: the settings' (MCP_TOOLS_FILE or the built-in catalog). */
+  tools?: CatalogTool[];
+  /** The host's quick tools, beside the catalog's. */
+  hostTools?: readonly QuickTool[];
+  /** The host authenticates callers of /mcp itself (the settings' tokens and OAuth are then unused). */
+  authenticate?: HostAuthenticate;
+  /** Whether /healthz, /readyz and /metrics are mounted too. */
+  probes?: boolean;
+}
+
+export const gatewayRoutes: FastifyPluginAsync<GatewayRoutesOptions> = async (app, options) => {
+  const { settings, backend } = options;
+  const catalog = new Catalog(options.tools ?? settings.tools);
+  const hostTools = hostToolDefinitions(options.hostTools ?? [], servedNames(catalog));
+  // Who a request is from (http/bearer-auth.ts), on every request object from the start.
+  app.decorateRequest('identity', undefined);
+  if (isLoopback(settings.host)) {
+    // DNS-rebinding protection for a local server: only loopback Host and Origin values.
+    const hostnames = loopbackHostnames(settings.host);
+    app.addHook('onRequest', hostHeaderValidation(hostnames));
+    app.addHook('onRequest', originValidation(hostnames));
+  }
+  if (options.probes) probes(app, settings, backend);
+  const oauth = settings.oauth && !options.authenticate ? new OAuthResourceServer(settings.oauth) : undefined;
+  const auth: Authentication = options.authenticate
+    ? { tokens: new Map() }
+    : { tokens: settings.authTokens, staticScopes: settings.staticScopes, ...(oauth ? { oauth } : {}) };
+  const toolScopes = new ToolScopes(catalog, settings.oauth?.requiredScopes ?? []);
+  if (oauth) resourceMetadata(app, oauth, toolScopes);
+  if (settings.codec && settings.codecServer) {
+    // It decrypts every payload of the namespace: with callers that authenticate, only the named
+    // operators, never every principal with a token for /mcp.
+    if ((settings.authTokens.size > 0 || oauth) && !settings.codecServer.principals?.length) {
+      throw new Error(
+        'MCP_CODEC_SERVER=true on a gateway that authenticates needs MCP_CODEC_PRINCIPALS: the principals ' +
+          '(operators) who may decrypt payloads through /codec',
+      );
+    }
+    await app.register(codecEndpoint, { ...settings.codecServer, codec: settings.codec, auth });
+  }
+  const parts = { backend, catalog, auth, hostTools, ...(oauth ? { toolScopes } : {}) };
+  // The host's own authentication applies to /mcp alone: the probes stay open.
+  await app.register(async (scope) => {
+    if (options.authenticate) scope.addHook('onRequest', hostAuth(options.authenticate));
+    mcp(scope, settings, parts);
+  });
+};
+
+/** The names the catalog serves: its tools and their companions. */
+function servedNames(catalog: Catalog): Set<string> {
+  return new Set(
+    catalog.tools.flatMap((tool) => [
+      tool.name,
+      ...Object.values(tool.companions).filter((n) => n !== undefined),
+    ]),
+  );
+}
+
+/** /healthz, /readyz and /metrics: for probes and scrapers, never authenticated. */
+function probes(app: FastifyInstance, settings: GatewaySettings, backend: TemporalBackend): void {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  const readiness = new Readiness({
+    ping: (timeoutMs) => backend.calls.ping(timeoutMs),
+    timeoutMs: settings.readyTimeoutMs,
+    onUnready: (reason) => app.log.warn(`gateway: not ready: Temporal did not answer: ${reason}`),
+  });
+  let told = false;
+  app.get('/readyz', async (_request, reply) => {
+    if (await readiness.check()) {
+      if (!told) told = tellMissingAttributes(app, backend);
+      return { status: 'ready', temporal: 'reachable' };
+    }
+    return reply.code(503).send({ status: 'unavailable', temporal: 'unreachable' });
+  });
+  app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+    const { contentType, body } = await renderMetrics();
+    return reply.type(contentType).send(body);
+  });
+}
+
+/**
+ * Says once, the first time Temporal answers the readiness check, which optional search attributes
+ * the namespace lacks (asked only of a Temporal that is up: nothing is left pending at a close).
+ */
+function tellMissingAttributes(app: FastifyInstance, backend: TemporalBackend): true {
+  void backend.optionalAttributes.look().then((registered) => {
+    for (const line of registered
+      ? missingAttributeMessages(registered, backend.calls.options.namespace)
+      : [])
+      app.log.warn(`gateway: ${line}`);
+  });
+  return true;
+}
+
+/** RFC 9728 metadata; discovery and keys fetched ahead of the first request (retried on requests). */
+function resourceMetadata(app: FastifyInstance, oauth: OAuthResourceServer, toolScopes: ToolScopes): void {
+  app.register(protectedResourceRoutes, { oauth, scopesSupported: toolScopes.supported });
+  app.addHook('onReady', async () => {
+    const { issuer, audience } = oauth.settings;
+    oauth.verifier.warmUp().then(
+      () => app.log.info(`gateway: OAuth access tokens from ${issuer} for ${audience}`),
+      (err) => app.log.warn(`gateway: OAuth issuer ${issuer} not usable yet: ${(err as Error).message}`),
+    );
+  });
+}
+
+interface McpParts {
+  backend: TemporalBackend;
+  catalog: Catalog;
+  auth: Authentication;
+  hostTools: readonly ToolDefinition[];
+  toolScopes?: ToolScopes;
+}
+
+/** POST /mcp: the MCP layer over the catalog and the host's tools, behind the route's admission. */
+function mcp(app: FastifyInstance, settings: GatewaySettings, parts: McpParts): void {
+  const { backend, catalog, auth, toolScopes, hostTools } = parts;
+  const onError = (error: Error) => app.log.warn({ err: error }, 'mcp request error');
+  const handler = new McpHandler({
+    backend,
+    catalog,
+    timing: {
+      ttlMs: settings.taskTtlMs,
+      pollIntervalFor: pacedIntervals(settings.pollPacing),
+    },
+    listen: settings.listen,
+    requestStateTtlSeconds: settings.inputStateTtlSeconds,
+    clientWaitBudgets: settings.clientWaitBudgets,
+    artifacts: {
+      store: openArtifactStore(settings.artifacts.store),
+      readMaxBytes: settings.artifacts.readMaxBytes,
+      budget: new ReadBudget(settings.artifacts.readLimits),
+    },
+    ...(hostTools.length > 0 ? { hostTools } : {}),
+    onError,
+  });
+  app.register(mcpRoute, {
+    mcp: handler,
+    auth,
+    ...(toolScopes ? { toolScopes } : {}),
+    bodyLimitBytes: settings.bodyLimitBytes,
+    ...(settings.pollMinIntervalMs
+      ? {
+          pollLimit: {
+            minIntervalMs: settings.pollMinIntervalMs,
+            isPollTool: (name: string) => catalog.isPollTool(name),
+            issuedTo: (taskId: string, principal: string) => backend.issuedTo(taskId, principal),
+          },
+        }
+      : {}),
+    paramHeaders: catalog.paramHeaders,
+    onError,
+  });
+}

@@ -1,0 +1,198 @@
+// The package as a user gets it: `npm pack` makes the tarball, a fresh folder installs it (with
+// fastify and zod) beside examples/embedded/server.ts, and that app runs on Node.js 24 and 26 against
+// a real Temporal dev server and the mining worker. Real clients drive its one endpoint: the host's
+// quick tool answered inline, the catalog's mining tool run as a task to its end, by the SDK v1 client
+// with 2025-11-25 tasks (SEP-1686) and by a 2026-07-28 client with the Tasks extension. The host's own
+// route and the probes it mounted under its prefix answer too.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { spawnTestProcess, type TestProcess } from './support/child-process.ts';
+import { connectV1, connectV2, structured } from './support/mcp-clients.ts';
+import { PROTOCOL_VERSION, rawDispatch, TASKS_CLIENT } from './support/mcp-http.ts';
+import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
+import { startWorker, type WorkerProcess } from './support/worker-process.ts';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TASK_QUEUE = `embedded-example-${process.pid}`;
+/** Small work: the mining tool is a task because the example's wait budget is 0, not because it is slow. */
+const MINING = { difficulty: 8, blocks: 2, data: 'embedded' };
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
+
+let temporal: TestTemporal;
+let worker: WorkerProcess;
+let folder: string;
+
+/** The tarball packed into `folder`, installed there from it, with the example's own dependencies. */
+async function installFromTarball(into: string): Promise<void> {
+  // prepack builds the package first; npm names the tarball on the last line.
+  const { stdout } = await run('npm', ['pack', '--pack-destination', into], { cwd: ROOT });
+  const filename = stdout.trim().split('\n').at(-1) as string;
+  writeFileSync(
+    join(into, 'package.json'),
+    '{ "name": "embedded-example", "private": true, "type": "module" }\n',
+  );
+  copyFileSync(join(ROOT, 'examples/embedded/server.ts'), join(into, 'server.ts'));
+  const dependencies = ['fastify', 'zod'].map((name) => `${name}@${manifest.dependencies[name]}`);
+  await run(
+    'npm',
+    ['install', `./${filename}`, ...dependencies, '--prefer-offline', '--no-audit', '--no-fund'],
+    {
+      cwd: into,
+    },
+  );
+}
+
+/** The bin folder of the project's Node.js of `line` (scripts/install-node.sh). */
+async function nodeOf(line: 24 | 26): Promise<string> {
+  const { stdout } = await run('bash', ['scripts/install-node.sh', String(line)], { cwd: ROOT });
+  return join(stdout.trim(), 'node');
+}
+
+before(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'embedded-example-'));
+  // Temporal and the worker start while the package is packed and installed.
+  const installed = installFromTarball(folder);
+  installed.catch(() => {});
+  temporal = await startTestTemporal();
+  worker = startWorker({
+    ...temporal.env,
+    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+    MCP_DATA_DIR: join(folder, 'worker'),
+  });
+  await Promise.all([installed, worker.ready]);
+});
+
+after(async () => {
+  await worker?.stop().catch(() => {});
+  await temporal?.close();
+  if (folder) rmSync(folder, { recursive: true, force: true });
+});
+
+test('the tarball holds the built package and its docs, nothing of tests, bench or fixtures', () => {
+  const installed = join(folder, 'node_modules/temporal-mcp-gateway');
+  const files = readdirSync(installed, { recursive: true, encoding: 'utf8' });
+  assert.ok(files.includes('dist/package/index.js'), files.join(', '));
+  assert.ok(files.includes('dist/package/types/gateway/index.d.ts'));
+  assert.ok(files.includes('docs/embedding.md'));
+  assert.deepEqual(
+    files.filter((file) => /^(test|bench|scripts|examples)\b|fixtures|\.test\./.test(file)),
+    [],
+  );
+});
+
+for (const line of [24, 26] as const) {
+  describe(`the example app from the tarball on Node.js ${line}`, () => {
+    let app: TestProcess;
+    let url: URL;
+
+    before(async () => {
+      app = spawnTestProcess({
+        name: `example on Node.js ${line}`,
+        command: await nodeOf(line),
+        args: ['server.ts'],
+        cwd: folder,
+        env: {
+          ...temporal.env,
+          TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+          PORT: '0',
+          MCP_WAIT_BUDGET_MS: '0',
+          MCP_SERVER_SECRET: 'embedded-example-secret-0123456789abcdef',
+          MCP_DATA_DIR: join(folder, 'gateway'),
+        },
+        readyText: '/agents/mcp',
+        readyTimeoutMs: 30_000,
+      });
+      await app.ready;
+      const endpoint = /MCP endpoint: (http:\/\/[^\s"]+\/agents\/mcp)/.exec(app.output())?.[1];
+      assert.ok(endpoint, app.output());
+      url = new URL(endpoint);
+    });
+
+    after(async () => {
+      const exit = await app?.stop('SIGTERM');
+      assert.equal(exit?.killed, false, 'the app closes by itself on SIGTERM');
+    });
+
+    test("the host's own route and the probes it mounted under /agents", async () => {
+      assert.deepEqual(await (await fetch(new URL('/', url))).json(), {
+        service: 'example shop',
+        mcp: '/agents/mcp',
+      });
+      const ready = await fetch(new URL('/agents/readyz', url));
+      assert.equal(ready.status, 200);
+      assert.equal((await fetch(new URL('/readyz', url))).status, 404);
+    });
+
+    test('a 2025-11-25 client (SDK v1): the quick tool inline, the mining tool as a SEP-1686 task to its result', async () => {
+      const client = await connectV1(url);
+      try {
+        const { tools } = await client.listTools();
+        const taskSupport = (name: string) =>
+          (tools.find((tool) => tool.name === name) as { execution?: { taskSupport?: string } } | undefined)
+            ?.execution?.taskSupport;
+        assert.equal(taskSupport('count_words'), 'forbidden');
+        assert.equal(taskSupport('start_mining'), 'optional');
+        const quick = await client.callTool({ name: 'count_words', arguments: { text: 'one two three' } });
+        assert.deepEqual(quick.structuredContent, { words: 3 });
+        const bad = await client
+          .callTool({ name: 'count_words', arguments: { text: 3 } })
+          .catch((err) => err);
+        assert.match(String(bad), /text/);
+
+        const messages: { type: string; task?: { taskId: string }; result?: unknown }[] = [];
+        const stream = client.experimental.tasks.callToolStream(
+          { name: 'start_mining', arguments: MINING },
+          CallToolResultSchema,
+          { task: { ttl: 60_000 } },
+        );
+        for await (const message of stream) messages.push(message as (typeof messages)[number]);
+        assert.equal(messages[0]?.type, 'taskCreated', JSON.stringify(messages[0]));
+        const last = messages.at(-1);
+        assert.equal(last?.type, 'result', JSON.stringify(last));
+        const content = structured(last?.result);
+        assert.equal(content.status, 'completed');
+        assert.equal(content.workflow_id, messages[0]?.task?.taskId);
+      } finally {
+        await client.close();
+      }
+    });
+
+    test('a 2026-07-28 client with the Tasks extension: the quick tool inline, the mining tool as a task to its result', async () => {
+      const client = await connectV2(url, { tasks: true });
+      const session = createTaskSessionFromClient(client, {
+        endpointId: `embedded-${line}`,
+        rawDispatch: rawDispatch(url),
+        v2RequestFraming: {
+          protocolVersion: PROTOCOL_VERSION,
+          clientInfo: TASKS_CLIENT.clientInfo,
+          clientCapabilities: TASKS_CLIENT.clientCapabilities as never,
+        },
+      });
+      try {
+        const quick = await client.callTool({ name: 'count_words', arguments: { text: 'a b' } });
+        assert.deepEqual(quick.structuredContent, { words: 2 });
+        const execution = await session.callTool('start_mining', MINING);
+        assert.equal(execution.kind, 'task', 'the call became a task');
+        const { outcome } = await execution.settle();
+        assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+        const json = structured(resultFromTaskOutcome(outcome));
+        assert.equal(json.status, 'completed');
+        assert.equal((json.result as { blocks: unknown[] }).blocks.length, MINING.blocks);
+      } finally {
+        await session.close();
+        await client.close();
+      }
+    });
+  });
+}

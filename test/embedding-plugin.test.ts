@@ -1,0 +1,172 @@
+// The package's Fastify plugin in a host's app, driven in-process with inject, on a Temporal address
+// nothing listens on: the host's quick tools (zod and JSON Schema) are listed beside the catalog's
+// and answered inline with Temporal down, so a quick tool never reaches Temporal, let alone starts a
+// workflow; their arguments are checked; a name the catalog serves is refused at registration; the
+// host's own authentication names the caller; the endpoint lives under the host's prefix; the
+// probes are mounted only when asked for; catalog entries given as objects are served.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import * as z from 'zod/v4';
+import { type CatalogEntry, loadGatewaySettings, type QuickTool, temporalMcp } from '../gateway/index.ts';
+import { TEST_SERVER_SECRET } from './support/gateway-server.ts';
+import { framedHeaders, framedRequest, PLAIN_CLIENT } from './support/mcp-http.ts';
+
+const settings = await loadGatewaySettings({
+  TEMPORAL_ADDRESS: '127.0.0.1:9',
+  MCP_READY_TIMEOUT_MS: '300',
+  MCP_TEMPORAL_TIMEOUT_MS: '500',
+});
+
+const echo: QuickTool = {
+  name: 'echo',
+  description: 'Says it back, with who asked.',
+  inputSchema: z.object({ text: z.string().min(1) }),
+  handler: (args, { principal }) => ({
+    content: [{ type: 'text', text: String(args.text) }],
+    structuredContent: { text: args.text, principal },
+  }),
+};
+
+const add: QuickTool = {
+  name: 'add',
+  description: 'Adds two integers.',
+  inputSchema: {
+    type: 'object',
+    properties: { a: { type: 'integer' }, b: { type: 'integer' } },
+    required: ['a', 'b'],
+    additionalProperties: false,
+  },
+  handler: ({ a, b }) => ({ content: [{ type: 'text', text: String(Number(a) + Number(b)) }] }),
+};
+
+/** A host app with the plugin under /ai, its Temporal unreachable. */
+async function host(options: Partial<Parameters<typeof temporalMcp>[1]> = {}): Promise<FastifyInstance> {
+  const app = Fastify();
+  app.get('/', async () => 'the host');
+  await app.register(temporalMcp, {
+    prefix: '/ai',
+    settings,
+    serverSecret: TEST_SERVER_SECRET,
+    tools: [echo, add],
+    ...options,
+  });
+  return app;
+}
+
+async function call(
+  app: FastifyInstance,
+  method: string,
+  params: Record<string, unknown>,
+  { headers = {}, framing = PLAIN_CLIENT } = {},
+) {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/ai/mcp',
+    headers: { ...framedHeaders(method, params), ...headers },
+    payload: JSON.stringify(framedRequest(method, params, framing)),
+  });
+  return { status: response.statusCode, body: response.json() };
+}
+
+describe('quick tools beside the built-in catalog, Temporal unreachable', () => {
+  let app: FastifyInstance;
+  before(async () => {
+    app = await host();
+  });
+  after(() => app.close());
+
+  test('tools/list: the quick tools beside the catalog tools, their zod schema as JSON Schema', async () => {
+    const { body } = await call(app, 'tools/list', {});
+    const tools = body.result.tools as { name: string; inputSchema: unknown; execution?: unknown }[];
+    const names = tools.map((t) => t.name);
+    for (const name of ['echo', 'add', 'start_mining', 'get_mining_result'])
+      assert.ok(names.includes(name), name);
+    const listed = tools.find((t) => t.name === 'echo') as { inputSchema: Record<string, unknown> };
+    assert.equal(listed.inputSchema.type, 'object');
+    assert.deepEqual(listed.inputSchema.required, ['text']);
+  });
+
+  test('a quick tool answers inline, without Temporal', async () => {
+    const started = Date.now();
+    const { body } = await call(app, 'tools/call', { name: 'echo', arguments: { text: 'hi' } });
+    assert.deepEqual(body.result.structuredContent, { text: 'hi', principal: 'anonymous' });
+    const sum = await call(app, 'tools/call', { name: 'add', arguments: { a: 2, b: 3 } });
+    assert.equal(sum.body.result.content[0].text, '5');
+    // Temporal calls time out after 500 ms here: the answers did not wait for one.
+    assert.ok(Date.now() - started < 500, `took ${Date.now() - started} ms`);
+  });
+
+  test('bad arguments are -32602 naming the field (zod and JSON Schema)', async () => {
+    const zod = await call(app, 'tools/call', { name: 'echo', arguments: { text: '' } });
+    assert.equal(zod.body.error.code, -32602);
+    assert.match(zod.body.error.message, /text/);
+    const json = await call(app, 'tools/call', { name: 'add', arguments: { a: 2, b: 'three' } });
+    assert.equal(json.body.error.code, -32602);
+    assert.match(json.body.error.message, /\bb\b/);
+  });
+
+  test("the endpoint is under the host's prefix; the host's routes are its own; no probes unless asked", async () => {
+    assert.equal((await app.inject({ method: 'POST', url: '/mcp', payload: {} })).statusCode, 404);
+    assert.equal((await app.inject({ url: '/' })).body, 'the host');
+    assert.equal((await app.inject({ url: '/ai/readyz' })).statusCode, 404);
+  });
+});
+
+describe('registration', () => {
+  test('a quick tool named like a catalog tool or companion is refused when the app gets ready', async () => {
+    for (const name of ['start_mining', 'get_mining_result']) {
+      await assert.rejects(
+        host({ tools: [{ ...echo, name }] }),
+        new RegExp(`quick tool ${name}: the catalog already serves`),
+      );
+    }
+    await assert.rejects(host({ tools: [echo, echo] }), /quick tool echo: registered twice/);
+    await assert.rejects(
+      host({ tools: [{ ...add, inputSchema: { type: 'string' } }] }),
+      /quick tool add: inputSchema must be of type "object"/,
+    );
+  });
+
+  test('catalog entries given as objects are the durable tools served; probes when asked', async () => {
+    const report: CatalogEntry = {
+      name: 'start_report',
+      description: 'Builds a report.',
+      workflow: 'buildReport',
+      inputSchema: { type: 'object', properties: { topic: { type: 'string' } }, additionalProperties: false },
+    };
+    const app = await host({ catalog: [report], probes: true });
+    try {
+      const { body } = await call(app, 'tools/list', {});
+      const names = (body.result.tools as { name: string }[]).map((t) => t.name).sort();
+      assert.deepEqual(names, ['add', 'cancel_report', 'echo', 'get_report_result', 'start_report']);
+      assert.deepEqual((await app.inject({ url: '/ai/healthz' })).json(), { status: 'ok' });
+      assert.equal((await app.inject({ url: '/ai/readyz' })).statusCode, 503);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("the host's own authentication", () => {
+  let app: FastifyInstance;
+  before(async () => {
+    app = await host({
+      authenticate: (request) =>
+        request.headers['x-user'] ? { principal: String(request.headers['x-user']) } : undefined,
+    });
+  });
+  after(() => app.close());
+
+  test('a caller it does not name is 401; the one it names is the principal the tools see', async () => {
+    const refused = await call(app, 'tools/call', { name: 'echo', arguments: { text: 'hi' } });
+    assert.equal(refused.status, 401);
+    const { body } = await call(
+      app,
+      'tools/call',
+      { name: 'echo', arguments: { text: 'hi' } },
+      { headers: { 'x-user': 'carol' } },
+    );
+    assert.deepEqual(body.result.structuredContent, { text: 'hi', principal: 'carol' });
+  });
+});
