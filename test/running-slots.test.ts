@@ -8,7 +8,7 @@
 // found again by its retry.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Client } from '@temporalio/client';
+import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { TemporalBackend } from '../gateway/temporal/backend.ts';
 import { RunningTaskLimitError } from '../gateway/temporal/errors.ts';
 import { KEY_WORKFLOW_TYPE } from '../gateway/temporal/keyed-start.ts';
@@ -223,7 +223,7 @@ function describeSeam() {
 /** Starts an idle run in the slot it is given (as start.ts does, with no worker on the queue). */
 function idleStartIn(name: string) {
   const taskQueue = `nobody-${name}-${process.pid}`;
-  return (_slot: number, workflowId: string) =>
+  return (workflowId: string) =>
     temporal.client.workflow.start('idle', {
       workflowId,
       taskQueue,
@@ -233,6 +233,28 @@ function idleStartIn(name: string) {
     });
 }
 
+/** Takes the principal's turn and starts in the first slot to try that is not held, as start.ts does. */
+async function startInSlots(
+  slots: RunningTaskSlots,
+  principal: string,
+  startIn: ReturnType<typeof idleStartIn>,
+  first?: number,
+) {
+  const done = await slots.turn(principal);
+  try {
+    for await (const { workflowId } of slots.toTry(principal, first)) {
+      const started = await startIn(workflowId).catch((err) => {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
+        throw err;
+      });
+      if (started) return started;
+    }
+    throw new Error('no refusal');
+  } finally {
+    done();
+  }
+}
+
 test('a slot whose look fails counts as taken: the start takes a free slot, or is refused at the cap', async () => {
   const { client, failing } = describeSeam();
   const limit = 8;
@@ -240,7 +262,7 @@ test('a slot whose look fails counts as taken: the start takes a free slot, or i
   const startIn = idleStartIn('looks');
   // Tries begin at slot 0: six starts hold slots 0-5; slots 6 and 7 are free, and only a look finds them.
   const held = [];
-  for (let i = 0; i < 6; i++) held.push(await slots.start('looks', startIn, 0));
+  for (let i = 0; i < 6; i++) held.push(await startInSlots(slots, 'looks', startIn, 0));
   const [six, seven] = [6, 7].map((slot) => slotWorkflowId(SECRET, 'looks', slot)) as [string, string];
   const neverStarted = async (workflowId: string) =>
     temporal.client.workflow
@@ -253,15 +275,15 @@ test('a slot whose look fails counts as taken: the start takes a free slot, or i
   // Both free slots cannot be looked at: the start is refused at the cap, and neither is started.
   failing.add(six);
   failing.add(seven);
-  await assert.rejects(slots.start('looks', startIn, 0), RunningTaskLimitError);
+  await assert.rejects(startInSlots(slots, 'looks', startIn, 0), RunningTaskLimitError);
   assert.ok((await neverStarted(six)) && (await neverStarted(seven)), 'a slot not looked at is left alone');
   // One of them can be looked at again: the start takes that free slot, never the one it cannot see.
   failing.delete(seven);
-  const taken = await slots.start('looks', startIn, 0);
+  const taken = await startInSlots(slots, 'looks', startIn, 0);
   held.push(taken);
   assert.equal(taken.workflowId, seven);
   assert.ok(await neverStarted(six), 'the slot not looked at is still left alone');
-  await assert.rejects(slots.start('looks', startIn, 0), RunningTaskLimitError);
+  await assert.rejects(startInSlots(slots, 'looks', startIn, 0), RunningTaskLimitError);
   for (const handle of held) await handle.terminate('done');
 });
 
@@ -275,11 +297,11 @@ test('the look at a large cap describes 16 slots at a time and stops at the firs
   const startIn = idleStartIn('sweep');
   // Tries begin at slot 0: the six starts hold slots 0-5, the six a start tries before looking.
   const held = [];
-  for (let i = 0; i < 6; i++) held.push(await slots.start('sweep', startIn, 0));
+  for (let i = 0; i < 6; i++) held.push(await startInSlots(slots, 'sweep', startIn, 0));
   // Slots 6-40 cannot be looked at (they count as held): the first free one is 41, in the third batch.
   for (let i = 6; i <= 40; i++) failing.add(slotWorkflowId(SECRET, 'sweep', i));
   seen.describes = 0;
-  const next = await slots.start('sweep', startIn, 0);
+  const next = await startInSlots(slots, 'sweep', startIn, 0);
   held.push(next);
   assert.equal(next.workflowId, slotWorkflowId(SECRET, 'sweep', 41));
   assert.equal(seen.describes, 48, 'three batches of 16 described, not the 1,000 slots');

@@ -7,7 +7,7 @@
 // the look at held slots ends one stuck past the grace (too-large.ts), and Temporal times out one past
 // its tool's maximum duration (start.ts). Task ids name their slot (task-ids.ts).
 import { randomInt } from 'node:crypto';
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { isRunNotFound, isTemporalUnavailable, RunningTaskLimitError } from './errors.ts';
 import { isRunning, isWorkflowTaskRetrying } from './run-state.ts';
 import { slotWorkflowId } from './task-ids.ts';
@@ -32,14 +32,17 @@ interface SlotsOptions {
   reclaim?: (run: { workflowId: string; runId: string }) => Promise<boolean>;
 }
 
-/** Starts the run in slot `slot` (under `workflowId`, conflict policy FAIL); rejects with WorkflowExecutionAlreadyStartedError when it is held. */
-export type StartIn<T> = (slot: number, workflowId: string) => Promise<T>;
+/** A slot to start the run in: its index and its workflow id (started with conflict policy FAIL). */
+export interface Slot {
+  slot: number;
+  workflowId: string;
+}
 
 export class RunningTaskSlots {
   /** principal → until when it was found full (this replica's memory only: a refusal is always safe). */
   private readonly fullUntil = new Map<string, number>();
   /** principal → the start in progress on this replica (the next one waits for it). */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queues = new Map<string, Promise<void>>();
 
   constructor(
     private readonly client: Client,
@@ -47,49 +50,47 @@ export class RunningTaskSlots {
   ) {}
 
   /**
-   * Starts a run of `principal` in a free slot, or throws RunningTaskLimitError: a few slots at
-   * random, then (when those are held) the slots are looked at, LOOK_BATCH at a time, and the free
-   * ones tried, until one is taken. One start
-   * per principal at a time on this replica: a burst queues here instead of racing for the same
-   * slots on Temporal, and once the principal is found full the rest of it is refused without a
-   * call. Replicas race on Temporal, which lets one win each slot. `first`: where the tries begin
-   * (a keyed start's, drawn from its key), else at random.
+   * Waits for this replica's earlier start of `principal` to end; the function it gives lets the
+   * next one go. One start per principal at a time on a replica: a burst queues here instead of
+   * racing for the same slots on Temporal.
    */
-  start<T>(principal: string, startIn: StartIn<T>, first?: number): Promise<T> {
+  async turn(principal: string): Promise<() => void> {
     const previous = this.queues.get(principal) ?? Promise.resolve();
-    const next = previous.then(
-      () => this.startNow(principal, startIn, first),
-      () => this.startNow(principal, startIn, first),
-    );
-    this.queues.set(principal, next);
-    const settle = () => {
-      if (this.queues.get(principal) === next) this.queues.delete(principal);
+    let release = () => {};
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const queued = previous.then(() => mine);
+    this.queues.set(principal, queued);
+    await previous;
+    return () => {
+      release();
+      if (this.queues.get(principal) === queued) this.queues.delete(principal);
     };
-    next.then(settle, settle);
-    return next;
   }
 
-  private async startNow<T>(principal: string, startIn: StartIn<T>, from?: number): Promise<T> {
+  /**
+   * The slots of `principal` to start in, in order: a few at random (from `first`, a keyed start's,
+   * when given), then those a look finds free, LOOK_BATCH described at a time. The caller tries
+   * each until one takes the run (Temporal refuses a held one: WorkflowExecutionAlreadyStartedError).
+   * When none is left it throws RunningTaskLimitError, or Temporal's error when a look could not be
+   * made; once the principal is found full, its next starts are refused for FULL_FOR_MS without a
+   * call.
+   */
+  async *toTry(principal: string, first?: number): AsyncGenerator<Slot> {
     const { limit } = this.options;
     const now = Date.now();
     if ((this.fullUntil.get(principal) ?? 0) > now) throw new RunningTaskLimitError(principal, limit, limit);
-    const first = from === undefined ? randomInt(limit) : from % limit;
-    for (let i = 0; i < Math.min(QUICK_TRIES, limit); i++) {
-      const started = await this.attempt(principal, (first + i) % limit, startIn);
-      if (started) return started.run;
-    }
+    const start = first === undefined ? randomInt(limit) : first % limit;
+    for (let i = 0; i < Math.min(QUICK_TRIES, limit); i++) yield this.slot(principal, (start + i) % limit);
     // A slot that could not be looked at counts as held; Temporal not answering is no refusal.
     const failures: unknown[] = [];
     for (let from = 0; from < limit; from += LOOK_BATCH) {
       const batch = Array.from(
         { length: Math.min(LOOK_BATCH, limit - from) },
-        (_, i) => (first + from + i) % limit,
+        (_, i) => (start + from + i) % limit,
       );
-      const free = await this.freeSlots(principal, batch, failures);
-      for (const slot of free) {
-        const started = await this.attempt(principal, slot, startIn);
-        if (started) return started.run;
-      }
+      for (const slot of await this.freeSlots(principal, batch, failures)) yield this.slot(principal, slot);
       const unavailable = failures.find(isTemporalUnavailable);
       if (unavailable) throw unavailable;
     }
@@ -98,22 +99,8 @@ export class RunningTaskSlots {
     throw new RunningTaskLimitError(principal, limit, limit);
   }
 
-  private workflowId(principal: string, slot: number): string {
-    return slotWorkflowId(this.options.serverSecret, principal, slot);
-  }
-
-  /** Starts in `slot`; undefined when it is held. */
-  private async attempt<T>(
-    principal: string,
-    slot: number,
-    startIn: StartIn<T>,
-  ): Promise<{ run: T } | undefined> {
-    try {
-      return { run: await startIn(slot, this.workflowId(principal, slot)) };
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
-      throw err;
-    }
+  private slot(principal: string, slot: number): Slot {
+    return { slot, workflowId: slotWorkflowId(this.options.serverSecret, principal, slot) };
   }
 
   /**
@@ -123,7 +110,7 @@ export class RunningTaskSlots {
   private async freeSlots(principal: string, slots: number[], failures: unknown[]): Promise<number[]> {
     const looks = await Promise.all(
       slots.map(async (slot) => {
-        const handle = this.client.workflow.getHandle(this.workflowId(principal, slot));
+        const handle = this.client.workflow.getHandle(this.slot(principal, slot).workflowId);
         try {
           const description = await this.options.calls.call(() => handle.describe());
           if (!isRunning(description)) return slot;

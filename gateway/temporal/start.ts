@@ -5,6 +5,7 @@
 // start got (task-ids.ts). Everything a start does shares one deadline, so an unreachable Temporal
 // fails the call within the call timeout.
 import { createHmac } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 // The SDK's own way to give a start its request id (marked internal): Temporal answers a start whose
 // request id matches the slot's current run with that run.
 import { InternalWorkflowStartOptionsSymbol as START_OPTIONS } from '@temporalio/client/lib/internal.js';
@@ -136,25 +137,25 @@ export class RunStarts {
     const taskKey = key?.id ?? newTaskId(serverSecret, principal, request.tool.idPrefix);
     if (!slots) return this.confirmed({ request, caller, taskKey, workflowId: taskKey, kept });
     const keyed = key === undefined ? undefined : keyedSlotStart(serverSecret, key.id);
+    const done = await slots.turn(principal);
     try {
-      return await slots.start(
-        principal,
-        (slot, workflowId) =>
-          this.confirmed({
-            request,
-            caller,
-            taskKey,
-            workflowId,
-            slot,
-            kept,
-            requestId: keyed?.requestId(slot),
-          }),
-        keyed?.first,
-      );
+      for await (const { slot, workflowId } of slots.toTry(principal, keyed?.first)) {
+        const requestId = keyed?.requestId(slot);
+        const started = await this.confirmed({ request, caller, taskKey, workflowId, slot, kept, requestId })
+          // Held: Temporal runs one execution of a workflow id at a time; the next slot is tried.
+          .catch((err) => {
+            if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
+            throw err;
+          });
+        if (started) return started;
+      }
+      throw new Error('the slots to try ended without a refusal');
     } catch (err) {
       // Temporal did not answer while the slots were looked at (not a start of ours): nothing was started.
       const looking = isTemporalUnavailable(err) && !(err instanceof StartUnconfirmedError);
       throw looking ? new NotStartedError(taskKey, err) : err;
+    } finally {
+      done();
     }
   }
 
