@@ -146,8 +146,10 @@ interface McpParts {
 function mcp(app: FastifyInstance, settings: GatewaySettings, parts: McpParts): void {
   const { backend, catalog, auth, toolScopes, hostTools } = parts;
   const onError = (error: Error) => app.log.warn({ err: error }, 'mcp request error');
+  const { starts, waits, views, actions, listing, recentRuns } = backend;
   const handler = new McpHandler({
-    backend,
+    ...{ starts, waits, views, actions, listing, recentRuns },
+    requestStateKey: backend.derivedKey('request-state'),
     catalog,
     timing: {
       ttlMs: settings.taskTtlMs,

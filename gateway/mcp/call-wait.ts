@@ -3,7 +3,7 @@
 // to a client that gave a progress token. A start and a companion that acts on a run both wait here.
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
-import type { TemporalBackend } from '../temporal/backend.ts';
+import type { RunParts } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import type { ExecutionView, RunRef } from '../temporal/run-state.ts';
 import { SHUTDOWN, type WaitResult } from '../temporal/wait.ts';
@@ -53,7 +53,7 @@ export async function waitForRun(
     rounds && (tool.progressQuery || tool.progressForm === 'published') && tool.inputSignal;
   const waiting = watchesInput
     ? waitOrAsk(deps, { tool, caller: call.caller, budgetMs, callerLeft, rounds, ...wait })
-    : deps.backend.waits.forResult(wait.run, budgetMs, {
+    : deps.waits.forResult(wait.run, budgetMs, {
         callerLeft,
         ...(deps.stopping ? { interrupt: deps.stopping } : {}),
       });
@@ -75,12 +75,12 @@ export async function waitForRun(
 
 /** The caller's run of this tool, as it is now; undefined when it is not one. */
 export async function toolRunView(
-  deps: Pick<ToolDeps, 'backend'>,
+  deps: Pick<ToolDeps, 'views'>,
   tool: CatalogTool,
   workflowId: string,
   caller: Caller,
 ): Promise<ExecutionView | undefined> {
-  const found = await deps.backend.views.read(workflowId, caller, {
+  const found = await deps.views.read(workflowId, caller, {
     ...tool.progress,
     idPrefix: tool.idPrefix,
   });
@@ -110,11 +110,11 @@ async function waitOrAsk(deps: ToolDeps, wait: InputWait): Promise<WaitEnd> {
   stopping?.addEventListener('abort', stop, { once: true });
   if (stopping?.aborted) stop();
   let asked: Record<string, InputRequest> | undefined;
-  const onChange = inputLook(deps.backend, wait, (requests) => {
+  const onChange = inputLook(deps, wait, (requests) => {
     asked = requests;
     interrupt.abort('input_required');
   });
-  const outcome = await deps.backend.waits.forResult(wait.run, wait.budgetMs, {
+  const outcome = await deps.waits.forResult(wait.run, wait.budgetMs, {
     callerLeft: wait.callerLeft,
     interrupt: interrupt.signal,
     onChange,
@@ -130,7 +130,7 @@ async function waitOrAsk(deps: ToolDeps, wait: InputWait): Promise<WaitEnd> {
  * next change looks again); it never ends the wait.
  */
 function inputLook(
-  backend: TemporalBackend,
+  parts: Pick<RunParts, 'views' | 'actions'>,
   wait: InputWait,
   onAsked: (requests: Record<string, InputRequest>) => void,
 ): () => Promise<void> {
@@ -139,14 +139,14 @@ function inputLook(
   let asked = false;
   const look = async () => {
     const outstanding =
-      (await backend.views.progressOf(workflowId, caller, tool.progress))?.inputRequests ?? {};
+      (await parts.views.progressOf(workflowId, caller, tool.progress))?.inputRequests ?? {};
     if (asked || callerLeft.aborted) return;
     const due = [...unsent].filter(([key]) => key in outstanding);
     if (due.length > 0) {
       // Their signal is a change of the run: the look after it sees what the run asks next.
       for (const [key] of due) unsent.delete(key);
       const input = { signalName: tool.inputSignal as string, responses: Object.fromEntries(due) };
-      await backend.actions.sendInput(workflowId, caller, input);
+      await parts.actions.sendInput(workflowId, caller, input);
       return;
     }
     const answerable = rounds.answerable(outstanding);

@@ -96,7 +96,7 @@ class ToolRuns {
    * when visibility cannot say now, plainly.
    */
   async notFound(id: string, call: Pick<ToolCall, 'caller'>): Promise<CallToolResult> {
-    const recent = await this.deps.backend.recentRuns.latest(call.caller, this.tool.name);
+    const recent = await this.deps.recentRuns.latest(call.caller, this.tool.name);
     const json =
       recent && recent.length > 0
         ? lostHandleJson(id, this.tool, recent, call.caller.principal)
@@ -152,7 +152,7 @@ function cancelTool(runs: ToolRuns): ToolDefinition {
     outputSchema: runs.outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async handler({ workflow_id }, call) {
-      const run = await deps.backend.actions.cancel(workflow_id, call.caller, tool.idPrefix);
+      const run = await deps.actions.cancel(workflow_id, call.caller, tool.idPrefix);
       if (!run) return runs.notFound(workflow_id, call);
       // The run ends once the workflow notices (its activity in flight heartbeats): wait, bounded.
       return runs.settle(workflow_id, run, call);
@@ -182,7 +182,7 @@ function respondTool(runs: ToolRuns): ToolDefinition {
       }
       if (action === 'accept') checkFormContent(request, content);
       const responses = { [key]: { action, ...(content ? { content } : {}) } };
-      const run = await deps.backend.actions.sendInput(workflow_id, call.caller, { signalName, responses });
+      const run = await deps.actions.sendInput(workflow_id, call.caller, { signalName, responses });
       if (!run) return runs.notFound(workflow_id, call);
       const after = await runs.now(workflow_id, call);
       if (!after) return runs.notFound(workflow_id, call);
@@ -213,7 +213,7 @@ function listTool(runs: ToolRuns): ToolDefinition {
     outputSchema: RECENT_RUNS_SCHEMA,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     async handler(_args, call) {
-      const recent = await deps.backend.recentRuns.latest(call.caller, tool.name);
+      const recent = await deps.recentRuns.latest(call.caller, tool.name);
       if (!recent) {
         const next = 'The list is not available right now (at most one look a second); try again shortly.';
         return { ...jsonAnswer({ recent_runs: [], next }), isError: true };

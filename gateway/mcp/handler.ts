@@ -109,16 +109,17 @@ export class McpHandler {
   private readonly calls = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: McpDeps) {
-    const { backend, timing, clientWaitBudgets } = deps;
+    const { timing, clientWaitBudgets } = deps;
     this.tools = new CatalogTools(deps.catalog, {
-      backend,
+      ...{ starts: deps.starts, waits: deps.waits, views: deps.views, actions: deps.actions },
+      recentRuns: deps.recentRuns,
       timing,
       stopping: this.stopping.signal,
       ...(clientWaitBudgets ? { clientWaitBudgets } : {}),
       ...(deps.hostTools ? { hostTools: deps.hostTools } : {}),
     });
     this.requestStates = createRequestStateCodec<RoundState>({
-      key: backend.derivedKey('request-state'),
+      key: deps.requestStateKey,
       ttlSeconds: deps.requestStateTtlSeconds,
       bind: (ctx) => callerFrom(ctx.http?.authInfo).principal,
     });

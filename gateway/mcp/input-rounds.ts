@@ -4,7 +4,7 @@
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { InputRequest, InputResponse, InputResponses } from '../../workflows/mcp-contract.ts';
-import type { TemporalBackend } from '../temporal/backend.ts';
+import type { RunParts } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import type { RunRef } from '../temporal/run-state.ts';
 import type { CatalogTool } from './catalog.ts';
@@ -87,7 +87,7 @@ export function formAnswers(responses: Record<string, unknown> | undefined): Inp
  * run has ended, the retry is answered its outcome as before.
  */
 async function roundAnswers(
-  backend: TemporalBackend,
+  parts: Pick<RunParts, 'views' | 'actions'>,
   tool: CatalogTool,
   caller: Caller,
   rounds: InputRounds & { resumes: RoundState },
@@ -95,7 +95,7 @@ async function roundAnswers(
   const { keys } = rounds.resumes;
   const answers = boundedResponses(formAnswers(rounds.responses));
   if (!keys) return answers;
-  const asked = await backend.views.progressOf(rounds.resumes.workflowId, caller, tool.progress);
+  const asked = await parts.views.progressOf(rounds.resumes.workflowId, caller, tool.progress);
   const open = asked?.inputRequests ?? {};
   if (asked && !keys.some((key) => Object.hasOwn(open, key)))
     throw invalidParams('requestState is of a round already answered; use the latest requestState');
@@ -144,19 +144,19 @@ export function inputRequiredAnswer(
  */
 export async function resumeRound(
   tool: CatalogTool,
-  backend: TemporalBackend,
+  parts: Pick<RunParts, 'views' | 'actions'>,
   call: { caller: Caller; rounds: InputRounds },
 ): Promise<{ workflowId: string; run: RunRef; round: number }> {
   const { caller, rounds } = call;
   const resumes = rounds.resumes;
   if (!resumes) throw new Error('resume without a requestState');
   if (resumes.tool !== tool.name) throw invalidParams('requestState belongs to a call of another tool');
-  const answers = await roundAnswers(backend, tool, caller, { ...rounds, resumes });
+  const answers = await roundAnswers(parts, tool, caller, { ...rounds, resumes });
   const input = { signalName: tool.inputSignal ?? '', responses: answers, ...tool.progress };
   const run =
     tool.inputSignal && Object.keys(answers).length > 0
-      ? await backend.actions.sendInput(resumes.workflowId, caller, input)
-      : (await backend.views.owned(resumes.workflowId, caller))?.run;
+      ? await parts.actions.sendInput(resumes.workflowId, caller, input)
+      : (await parts.views.owned(resumes.workflowId, caller))?.run;
   if (!run) throw invalidParams('requestState names a run that no longer exists');
   return { workflowId: resumes.workflowId, run, round: resumes.round + 1 };
 }

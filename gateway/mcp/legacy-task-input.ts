@@ -66,7 +66,7 @@ export function deliverTaskInput(answer: TaskInputAnswer, caller: Caller, deps: 
     // The client cannot answer (an error response): the task goes on asking, through its companion.
     if (answer.response === undefined) {
       // Only the principal asked may end its stream: the request id names the task, owner tag and all.
-      if (deps.backend.views.owns(answer.taskId, caller)) refusalListeners.get(answer.id)?.();
+      if (deps.views.owns(answer.taskId, caller)) refusalListeners.get(answer.id)?.();
       return accepted();
     }
     const responses = answerOf(answer);
@@ -75,7 +75,7 @@ export function deliverTaskInput(answer: TaskInputAnswer, caller: Caller, deps: 
     if (!tool?.inputSignal) return accepted();
     const input = { signalName: tool.inputSignal, responses, ...tool.progress };
     try {
-      await deps.backend.actions.sendInput(answer.taskId, caller, input);
+      await deps.actions.sendInput(answer.taskId, caller, input);
     } catch {
       return Response.json({ error: 'the answer could not be delivered; send it again' }, { status: 503 });
     }

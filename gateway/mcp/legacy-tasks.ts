@@ -35,8 +35,8 @@ type Handle = (
 ) => Promise<object>;
 
 async function viewOf(taskId: string, caller: Caller, deps: McpDeps) {
-  const { backend, catalog } = deps;
-  const view = await backend.views.read(taskId, caller, catalog.toolOfTask(taskId)?.progress ?? {});
+  const { views, catalog } = deps;
+  const view = await views.read(taskId, caller, catalog.toolOfTask(taskId)?.progress ?? {});
   if (!view) throw taskNotFound(taskId);
   return { view, tool: catalog.toolOfRun(view.tool) };
 }
@@ -67,7 +67,7 @@ const result: Handle = async (params, caller, deps, stream) => {
 
 const list: Handle = async (params, caller, deps) => {
   const cursor = typeof params.cursor === 'string' ? params.cursor : undefined;
-  const page = await deps.backend.listing.all(caller, cursor, TASKS_PER_PAGE);
+  const page = await deps.listing.all(caller, cursor, TASKS_PER_PAGE);
   // The tasks of a tool whose scopes the token lacks are left out, as tasks/get of them is refused.
   const covered = page.runs.filter((run) => coversTask(deps.catalog, run.workflowId, caller.scopes));
   return {
@@ -78,9 +78,9 @@ const list: Handle = async (params, caller, deps) => {
 
 const cancel: Handle = async (params, caller, deps) => {
   const taskId = String(params.taskId);
-  const run = await deps.backend.actions.cancel(taskId, caller);
+  const run = await deps.actions.cancel(taskId, caller);
   if (!run) throw taskNotFound(taskId);
-  await deps.backend.waits.forResult(run, CANCEL_SETTLE_MS);
+  await deps.waits.forResult(run, CANCEL_SETTLE_MS);
   const { view, tool } = await viewOf(taskId, caller, deps);
   return legacyTask(view, tool, deps.timing);
 };

@@ -2,7 +2,7 @@
 // handler is made, and one request's own context. Types only.
 import type { CallToolRequest, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ArtifactStore } from '../../common/artifact-store.ts';
-import type { TemporalBackend } from '../temporal/backend.ts';
+import type { RunParts } from '../temporal/backend.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import type { Catalog } from './catalog.ts';
 import type { InputRounds } from './input-rounds.ts';
@@ -29,8 +29,10 @@ export interface SubscriptionLimits {
   keepAliveMs: number;
 }
 
-export interface McpDeps {
-  backend: TemporalBackend;
+/** What the MCP methods work with: each part of the Temporal side by name, made once per gateway. */
+export interface McpDeps extends RunParts {
+  /** Keys the requestState of input_required answers (derived from the server secret). */
+  requestStateKey: Buffer;
   catalog: Catalog;
   timing: TaskTiming;
   listen: SubscriptionLimits;

@@ -14,11 +14,11 @@ const RUNS_PER_PAGE = 20;
 const LISTING_BYTES = 4 * 1024 * 1024;
 
 export async function resourcesList(cursor: string | undefined, caller: Caller, deps: McpDeps) {
-  const { backend, catalog, artifacts } = deps;
+  const { listing, catalog, artifacts } = deps;
   const covered = (taskId: string) => coversTask(catalog, taskId, caller.scopes);
   const taken = { principal: caller.principal, bytes: LISTING_BYTES };
   const page = await artifacts.budget.within(taken, artifactReadsBusy, () =>
-    backend.listing.completed(caller, cursor, {
+    listing.completed(caller, cursor, {
       size: RUNS_PER_PAGE,
       include: covered,
       keep: artifactReferences,

@@ -19,10 +19,10 @@ import type { McpDeps } from './method-context.ts';
 import { afterAnswer } from './observe.ts';
 
 export async function resourcesRead(uri: string, caller: Caller, deps: McpDeps) {
-  const { backend, artifacts } = deps;
+  const { views, artifacts } = deps;
   const named = parseArtifactUri(uri);
   if (!named) throw invalidArtifactUri(uri);
-  const view = await backend.views.read(named.taskId, caller);
+  const view = await views.read(named.taskId, caller);
   if (view?.state.status !== 'completed') throw artifactNotFound(uri);
   const ref = artifactReferences(view.state.result).find((r) => r.id === named.artifactId);
   if (!ref) throw forgedArtifactReference();

@@ -4,7 +4,7 @@
 // its first subscriber and stops when the task ends or its last subscriber leaves.
 import { countOpen, taskWatches } from '../shared/metrics.ts';
 import { recordPush, tracing } from '../shared/tracing.ts';
-import type { TemporalBackend } from '../temporal/backend.ts';
+import type { RunParts } from '../temporal/backend.ts';
 import type { RunChange, RunHistoryFeed } from '../temporal/run-changes.ts';
 import type { Caller } from '../temporal/run-memo.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
@@ -57,8 +57,7 @@ interface Watch {
   ended: Promise<void>;
 }
 
-export interface TaskWatchesDeps {
-  backend: TemporalBackend;
+export interface TaskWatchesDeps extends Pick<RunParts, 'views' | 'waits'> {
   catalog: Catalog;
   timing: TaskTiming;
 }
@@ -71,7 +70,7 @@ export class TaskWatches {
   /** The caller's task as it is now (with its progress, unless `withProgress` is false). */
   view(taskId: string, caller: Caller, withProgress = true): Promise<ExecutionView | undefined> {
     const source = withProgress ? (this.deps.catalog.toolOfTask(taskId)?.progress ?? {}) : {};
-    return this.deps.backend.views.read(taskId, caller, source);
+    return this.deps.views.read(taskId, caller, source);
   }
 
   task(view: ExecutionView): DetailedTask {
@@ -165,7 +164,7 @@ export class TaskWatches {
       for (const push of watch.subscribers) push(task, view);
     };
     const follow = (): Following => ({
-      feed: this.deps.backend.waits.changes(first.run, signal),
+      feed: this.deps.waits.changes(first.run, signal),
       answered: false,
     });
     let changes = follow();
@@ -180,7 +179,7 @@ export class TaskWatches {
         if (next === undefined) changes = follow();
         if (next === 'closed') {
           // Its outcome now, from the run's close (one call that answers at once).
-          const state = await this.deps.backend.waits.outcome(first.run, signal).catch(() => undefined);
+          const state = await this.deps.waits.outcome(first.run, signal).catch(() => undefined);
           if (signal.aborted) return;
           if (state) return notify({ ...last, lastUpdatedAt: new Date(), state });
         }

@@ -4,6 +4,6 @@ import type { TaskRequest } from './method-context.ts';
 import { emptyAck } from './task-shapes.ts';
 
 export async function tasksCancel({ taskId, caller, deps }: TaskRequest) {
-  if (!(await deps.backend.actions.cancel(taskId, caller))) throw taskNotFound(taskId);
+  if (!(await deps.actions.cancel(taskId, caller))) throw taskNotFound(taskId);
   return emptyAck();
 }

@@ -5,9 +5,9 @@ import type { TaskRequest } from './method-context.ts';
 import { type GetTaskResult, getTaskResult } from './task-shapes.ts';
 
 export async function tasksGet({ taskId, caller, deps }: TaskRequest): Promise<GetTaskResult> {
-  const { backend, catalog, timing } = deps;
+  const { views, catalog, timing } = deps;
   // The id names its tool, so its progress query (if it needs one) goes out beside the describe.
-  const view = await backend.views.read(taskId, caller, catalog.toolOfTask(taskId)?.progress ?? {});
+  const view = await views.read(taskId, caller, catalog.toolOfTask(taskId)?.progress ?? {});
   if (!view) throw taskNotFound(taskId);
   return getTaskResult(view, catalog.toolOfRun(view.tool), timing);
 }

@@ -18,6 +18,6 @@ export async function tasksUpdate({ taskId, params, ctx, caller, deps }: TaskReq
     responses: boundedResponses(parsed.data),
     ...tool.progress,
   };
-  if (!(await deps.backend.actions.sendInput(taskId, caller, input))) throw taskNotFound(taskId);
+  if (!(await deps.actions.sendInput(taskId, caller, input))) throw taskNotFound(taskId);
   return emptyAck();
 }

@@ -3,7 +3,7 @@
 // Every catalog tool becomes a start tool (tools-call.ts) and its companions (companions.ts).
 import type { CallToolResult, Server, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 import type * as z from 'zod/v4';
-import type { TemporalBackend } from '../temporal/backend.ts';
+import type { RunParts } from '../temporal/backend.ts';
 import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
 import type { ClientCapabilityName, TaskSupport } from './catalog.ts';
 import type { InputRequiredAnswer, InputRounds } from './input-rounds.ts';
@@ -54,8 +54,7 @@ export interface ToolDefinition {
 }
 
 /** What the tools of the catalog work with, handed over once when they are made. */
-export interface ToolDeps {
-  backend: TemporalBackend;
+export interface ToolDeps extends Pick<RunParts, 'starts' | 'waits' | 'views' | 'actions' | 'recentRuns'> {
   timing: TaskTiming;
   /** Aborts when the gateway shuts down: a waiting call stops waiting and answers its handle. */
   stopping?: AbortSignal;

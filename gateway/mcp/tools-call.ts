@@ -128,7 +128,7 @@ export function startTool(tool: CatalogTool, deps: ToolDeps): ToolDefinition {
 async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unknown>, call: ToolCall) {
   const { caller, rounds } = call;
   const run: CallRun = rounds?.resumes
-    ? await resumeRound(tool, deps.backend, { caller, rounds })
+    ? await resumeRound(tool, deps, { caller, rounds })
     : await begin(tool, deps, args, { ...call, caller: { ...caller, origin: call.origin } });
   const outcome = await waitForRun(tool, deps, call, {
     workflowId: run.workflowId,
@@ -161,7 +161,7 @@ async function begin(
   const { caller } = call;
   const keyArgument = tool.idempotencyKeyArgument;
   const key = keyArgument ? args[keyArgument] : undefined;
-  const started = await deps.backend.starts.run(
+  const started = await deps.starts.run(
     {
       tool,
       input: presentation.workflowInput(args, keyArgument),
@@ -214,7 +214,7 @@ async function stillRunning(
   if (takesTasks && (createdAt || closed)) return taskAnswer(handle, tool, deps.timing);
   // A describe Temporal does not answer still answers the run's handle: it was started.
   const now =
-    (await deps.backend.views
+    (await deps.views
       .read(workflowId, call.caller, takesTasks ? {} : tool.progress)
       .catch(() => undefined)) ?? handle;
   // It may have closed between the end of the budget and the describe: answer inline then.

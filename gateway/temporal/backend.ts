@@ -1,5 +1,5 @@
-// The Temporal side assembled: one client with its deadline, and what the gateway does through it
-// (start, wait, view, act on, list runs), each in a file of its own. Built once per gateway.
+// The Temporal side assembled once per gateway: one client with its deadline, and the parts the MCP
+// layer is handed by name (start, wait, view, act on, list runs), each in a file of its own.
 import { createHmac } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { RunActions } from './actions.ts';
@@ -25,7 +25,17 @@ export interface BackendOptions extends CallOptions {
   onStuckRun?: (run: { workflowId: string; runId: string }, message: string) => void;
 }
 
-export class TemporalBackend {
+/** What the MCP layer does with runs, a part per use; each method names the parts it works with. */
+export interface RunParts {
+  starts: RunStarts;
+  waits: RunWaits;
+  views: RunViews;
+  actions: RunActions;
+  listing: RunListing;
+  recentRuns: RecentRuns;
+}
+
+export class TemporalBackend implements RunParts {
   readonly calls: TemporalCalls;
   readonly starts: RunStarts;
   readonly waits: RunWaits;

@@ -76,9 +76,16 @@ describe('nonce pool', () => {
       to: MAX_NONCE + 1,
       signal: controller.signal,
     });
-    const marks: number[] = [];
-    for (let i = 0; i < 6; i++) {
+    // Marks taken until progress has risen (how fast is the miner benchmark's business, not a
+    // test's: the machine may be busy), within a deadline.
+    const marks: number[] = [search.triedBelow];
+    const deadline = Date.now() + 10_000;
+    while ((marks.at(-1) as number) <= (marks[0] as number) && Date.now() < deadline) {
       await delay(50);
+      marks.push(search.triedBelow);
+    }
+    for (let i = 0; i < 3; i++) {
+      await delay(20);
       marks.push(search.triedBelow);
     }
     assert.ok((marks[0] as number) >= 1000);
@@ -87,8 +94,7 @@ describe('nonce pool', () => {
       marks,
       'never goes back',
     );
-    // It rises (how fast is the miner benchmark's business, not a test's: the machine may be busy).
-    assert.ok((marks.at(-1) as number) > (marks[0] as number), `progress over 300 ms: ${marks.join(', ')}`);
+    assert.ok((marks.at(-1) as number) > (marks[0] as number), `progress within 10 s: ${marks.join(', ')}`);
     const aborted = Date.now();
     controller.abort(new Error('stop'));
     await assert.rejects(search.done, /stop/);
