@@ -3,8 +3,8 @@
 // to a client that gave a progress token. A start and a companion that acts on a run both wait here.
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
+import type { Caller } from '../shared/caller.ts';
 import type { RunParts } from '../temporal/backend.ts';
-import type { Caller } from '../temporal/run-memo.ts';
 import type { ExecutionView, RunRef } from '../temporal/run-state.ts';
 import { SHUTDOWN, type WaitResult } from '../temporal/wait.ts';
 import type { CatalogTool } from './catalog.ts';

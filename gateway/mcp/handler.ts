@@ -13,8 +13,8 @@ import {
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
+import type { Caller } from '../shared/caller.ts';
 import { type Envelope, META, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
-import type { Caller } from '../temporal/run-memo.ts';
 import { SHUTDOWN } from '../temporal/wait.ts';
 import { parseArtifactUri } from './artifacts.ts';
 import {

@@ -4,8 +4,8 @@
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { InputRequest, InputResponse, InputResponses } from '../../workflows/mcp-contract.ts';
+import type { Caller } from '../shared/caller.ts';
 import type { RunParts } from '../temporal/backend.ts';
-import type { Caller } from '../temporal/run-memo.ts';
 import type { RunRef } from '../temporal/run-state.ts';
 import type { CatalogTool } from './catalog.ts';
 import { invalidParams } from './errors.ts';

@@ -4,7 +4,7 @@
 // replica of this stateless gateway: it goes to the run on the tool's input signal, for the run's
 // owner only (another principal's answer changes nothing), as tasks/update's answers do.
 import { randomBytes } from 'node:crypto';
-import type { Caller } from '../temporal/run-memo.ts';
+import type { Caller } from '../shared/caller.ts';
 import { boundedResponses, inputResponsesSchema } from './input-rounds.ts';
 import type { McpDeps } from './method-context.ts';
 import { observeTaskRequest } from './observe.ts';

@@ -5,7 +5,7 @@
 // watch (subscriptions-listen.ts, task-watches.ts): no Temporal call of its own while it waits.
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
-import type { Caller } from '../temporal/run-memo.ts';
+import type { Caller } from '../shared/caller.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { CatalogTool } from './catalog.ts';
 import { inputRequestId, whenRefused } from './legacy-task-input.ts';

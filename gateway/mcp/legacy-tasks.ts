@@ -5,7 +5,7 @@
 // answers tasks/result with the start/poll answer that names its respond companion.
 import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import type { Caller } from '../temporal/run-memo.ts';
+import type { Caller } from '../shared/caller.ts';
 import { INTERNAL_ERROR, invalidParams, taskNotFound } from './errors.ts';
 import { legacyTask, legacyTaskOutcome, listedTask, RELATED_TASK } from './legacy-task-shapes.ts';
 import { followOnStream, type ResultStream, resultStream } from './legacy-task-stream.ts';

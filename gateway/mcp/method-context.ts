@@ -2,8 +2,8 @@
 // handler is made, and one request's own context. Types only.
 import type { CallToolRequest, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ArtifactStore } from '../../common/artifact-store.ts';
+import type { Caller } from '../shared/caller.ts';
 import type { RunParts } from '../temporal/backend.ts';
-import type { Caller } from '../temporal/run-memo.ts';
 import type { Catalog } from './catalog.ts';
 import type { InputRounds } from './input-rounds.ts';
 import type { ReadBudget } from './read-budget.ts';

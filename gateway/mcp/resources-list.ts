@@ -2,7 +2,7 @@
 // (newest first; the cursor is the visibility store's own page token). Runs of a tool whose OAuth
 // scopes the token lacks are left out, as tasks/get of them would be refused; only the references
 // of each result are kept, and the listing takes a read of the read budget.
-import type { Caller } from '../temporal/run-memo.ts';
+import type { Caller } from '../shared/caller.ts';
 import { artifactReferences, isExpired, listedResource } from './artifacts.ts';
 import { artifactReadsBusy } from './errors.ts';
 import type { McpDeps } from './method-context.ts';

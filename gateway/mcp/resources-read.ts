@@ -4,7 +4,7 @@
 // reference gives are ever read, and only within the read budget.
 import { createHash } from 'node:crypto';
 import { ArtifactTooLargeError, ArtifactUnreadableError } from '../../common/artifact-store.ts';
-import type { Caller } from '../temporal/run-memo.ts';
+import type { Caller } from '../shared/caller.ts';
 import { artifactReferences, isExpired, parseArtifactUri, resourceContents } from './artifacts.ts';
 import {
   artifactCorrupt,

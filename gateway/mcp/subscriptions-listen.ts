@@ -1,6 +1,6 @@
+import type { Caller } from '../shared/caller.ts';
 import { countOpen, taskSubscriptions } from '../shared/metrics.ts';
 import { META } from '../shared/protocol.ts';
-import type { Caller } from '../temporal/run-memo.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import { invalidParams, principalSubscriptionLimit, slowSubscriber, subscriptionLimit } from './errors.ts';
 import type { SubscriptionLimits } from './method-context.ts';

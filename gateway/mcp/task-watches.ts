@@ -2,11 +2,12 @@
 // the run's history (run-changes.ts), a look at the task after each change it reports (status,
 // status line, outstanding input), and the outcome the moment the run closes. The watch starts with
 // its first subscriber and stops when the task ends or its last subscriber leaves.
+
+import type { Caller } from '../shared/caller.ts';
 import { countOpen, taskWatches } from '../shared/metrics.ts';
 import { recordPush, tracing } from '../shared/tracing.ts';
 import type { RunParts } from '../temporal/backend.ts';
 import type { RunChange, RunHistoryFeed } from '../temporal/run-changes.ts';
-import type { Caller } from '../temporal/run-memo.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { Catalog } from './catalog.ts';
 import type { TaskTiming } from './start-poll.ts';

@@ -3,8 +3,8 @@
 // Every catalog tool becomes a start tool (tools-call.ts) and its companions (companions.ts).
 import type { CallToolResult, Server, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 import type * as z from 'zod/v4';
+import type { Caller, RequestOrigin } from '../shared/caller.ts';
 import type { RunParts } from '../temporal/backend.ts';
-import type { Caller, RequestOrigin } from '../temporal/run-memo.ts';
 import type { ClientCapabilityName, TaskSupport } from './catalog.ts';
 import type { InputRequiredAnswer, InputRounds } from './input-rounds.ts';
 import type { legacyCreateTaskResult } from './legacy-task-shapes.ts';

@@ -5,8 +5,8 @@
 // declared the Tasks extension; else the start/poll "running" JSON the companions continue.
 import type { CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type { RequestOrigin } from '../shared/caller.ts';
 import { META } from '../shared/protocol.ts';
-import type { RequestOrigin } from '../temporal/run-memo.ts';
 import type { ExecutionView, RunRef } from '../temporal/run-state.ts';
 import { waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';

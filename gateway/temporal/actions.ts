@@ -1,9 +1,9 @@
 // What a caller may do to its own run: request its cancellation, or send it input on the tool's
 // input signal. An id that is not the caller's is not found, with no Temporal call.
 import type { InputResponses } from '../../workflows/mcp-contract.ts';
+import type { Caller } from '../shared/caller.ts';
 import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile } from './errors.ts';
-import type { Caller } from './run-memo.ts';
 import { isRunning, type RunRef } from './run-state.ts';
 import type { ProgressSource, RunViews } from './view.ts';
 

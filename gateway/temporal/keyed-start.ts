@@ -9,12 +9,13 @@
 // before the record, in whichever slot it ran, is answered and recorded, not started twice.
 // On one replica, concurrent starts with one key share one start.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Caller } from '../shared/caller.ts';
 import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile, isRunNotFound } from './errors.ts';
 import { visibilityString } from './listing.ts';
 import { MCP_TASK_ID, type OptionalAttributes } from './optional-attributes.ts';
 import type { OwnedRun } from './run-lookup.ts';
-import { type Caller, MCP_PRINCIPAL, principalKeyword } from './run-memo.ts';
+import { MCP_PRINCIPAL, principalKeyword } from './run-memo.ts';
 import type { RunRef } from './run-state.ts';
 import { runTaskId, slotOf } from './task-ids.ts';
 import type { RunViews } from './view.ts';

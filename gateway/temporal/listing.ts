@@ -3,9 +3,10 @@
 // result may be megabytes.
 import type { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
+import type { Caller } from '../shared/caller.ts';
 import type { TemporalCalls } from './client.ts';
 import { GRPC, grpcCode, InvalidCursorError } from './errors.ts';
-import { type Caller, MCP_PRINCIPAL, principalKeyword } from './run-memo.ts';
+import { MCP_PRINCIPAL, principalKeyword } from './run-memo.ts';
 import { type ListedState, listedState, timestampMs } from './run-state.ts';
 import type { RunViews } from './view.ts';
 import { outcomeOf } from './wait.ts';

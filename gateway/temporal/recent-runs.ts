@@ -3,9 +3,11 @@
 // The query names the caller, and every id is checked against its owner tag as well, so another
 // principal's runs never appear. Bounded: one page, a short deadline of its own, and at most one
 // look per caller a second on this gateway; past either bound there is no list, not an error.
+
+import type { Caller } from '../shared/caller.ts';
 import type { TemporalCalls } from './client.ts';
 import { visibilityString } from './listing.ts';
-import { type Caller, MCP_PRINCIPAL, MCP_TOOL, principalKeyword, type RunMemo } from './run-memo.ts';
+import { MCP_PRINCIPAL, MCP_TOOL, principalKeyword, type RunMemo } from './run-memo.ts';
 import type { RunViews } from './view.ts';
 
 /** One of the caller's runs as visibility lists it. */

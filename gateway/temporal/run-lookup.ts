@@ -3,9 +3,10 @@
 // run's whole retention. Only a run started by the gateway for a tool whose memo names the caller
 // and the task (a second check behind the id's owner tag) is the caller's.
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
+import type { Caller } from '../shared/caller.ts';
 import type { TemporalCalls } from './client.ts';
 import { isRunNotFound } from './errors.ts';
-import type { Caller, RunMemo } from './run-memo.ts';
+import type { RunMemo } from './run-memo.ts';
 import type { RunRef } from './run-state.ts';
 import { isTaskOfRun, taskRun } from './task-ids.ts';
 

@@ -2,6 +2,7 @@
 // find it (the Web UI's texts are written by start.ts).
 import { createHash } from 'node:crypto';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { RequestOrigin } from '../shared/caller.ts';
 
 export const MCP_TOOL = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
 export const MCP_PRINCIPAL = defineSearchAttributeKey('McpPrincipal', SearchAttributeType.KEYWORD);
@@ -14,26 +15,6 @@ export const MCP_PRINCIPAL = defineSearchAttributeKey('McpPrincipal', SearchAttr
 export function principalKeyword(principal: string): string {
   if (/^[A-Za-z0-9 ._@:|+=~/-]{1,200}$/.test(principal)) return principal;
   return `#sha256:${createHash('sha256').update(principal).digest('hex')}`;
-}
-
-/** Who is calling: every task operation is scoped to the principal that started the task. */
-export interface Caller {
-  principal: string;
-  /** The MCP client and protocol revision of the request, when known (shown in the Web UI). */
-  origin?: RequestOrigin;
-  /** The OAuth scopes the request's token holds; absent: every scope (a static token). */
-  scopes?: readonly string[];
-}
-
-/** Which MCP client sent the request that started a run, shown in the Web UI. */
-export interface RequestOrigin {
-  /** The client's `clientInfo.name`, when the request carried it. */
-  clientName?: string;
-  clientVersion?: string;
-  /** The protocol revision the request was sent under, when known. */
-  protocolVersion?: string;
-  /** The HTTP User-Agent, a hint for 2025-era clients that do not name themselves per request. */
-  userAgent?: string;
 }
 
 /** What the gateway stores in a run's memo. */

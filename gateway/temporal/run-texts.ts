@@ -1,6 +1,7 @@
 // A run's texts in the Web UI: its summary line and its Markdown details (caller, MCP client,
 // protocol revision, tool, arguments), caller-supplied text kept from making markup. Pure.
-import type { RequestOrigin, RunMemo } from './run-memo.ts';
+import type { RequestOrigin } from '../shared/caller.ts';
+import type { RunMemo } from './run-memo.ts';
 
 /** Temporal's limit on a run's Web UI summary, in bytes. */
 const SUMMARY_MAX_BYTES = 400;

@@ -10,6 +10,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 // request id matches the slot's current run with that run.
 import { InternalWorkflowStartOptionsSymbol as START_OPTIONS } from '@temporalio/client/lib/internal.js';
 import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
+import type { Caller } from '../shared/caller.ts';
 import { activeTraceCarrier, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
 import {
@@ -23,7 +24,7 @@ import {
 } from './errors.ts';
 import { KeyedStarts } from './keyed-start.ts';
 import { MCP_TASK_ID, MCP_TASK_STATUS, type OptionalAttributes } from './optional-attributes.ts';
-import { type Caller, MCP_PRINCIPAL, MCP_TOOL, principalKeyword, type RunMemo } from './run-memo.ts';
+import { MCP_PRINCIPAL, MCP_TOOL, principalKeyword, type RunMemo } from './run-memo.ts';
 import type { RunRef } from './run-state.ts';
 import { runDetails, runSummary } from './run-texts.ts';
 import type { RunningTaskSlots } from './slots.ts';

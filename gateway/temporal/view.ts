@@ -8,11 +8,11 @@ import { QueryRejectedError, type WorkflowExecutionDescription } from '@temporal
 import type { Payload } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
+import type { Caller } from '../shared/caller.ts';
 import { linkToRun, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
 import { GRPC, grpcCode, isDeadline } from './errors.ts';
 import { type OwnedRun, RunLookup } from './run-lookup.ts';
-import type { Caller } from './run-memo.ts';
 import {
   type ExecutionState,
   type ExecutionView,
