@@ -1,7 +1,6 @@
-// The MCP side of the gateway: the SDK's stateless HTTP handler and a fresh Server per request,
-// bound to its caller, serving tools/list, tools/call, tasks/get|update|cancel (only for requests
-// that declare the Tasks extension), resources/read|list (artifacts) and subscriptions/listen for
-// tasks, each from its own file; every request counted and logged once (observe.ts).
+// The MCP side of the gateway: the SDK's stateless HTTP handler and a Server per request (the SDK
+// serves each exchange on a fresh one), bound to its caller: each method handed to the file that
+// serves it, counted and logged once (observe.ts).
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   type AuthInfo,
@@ -30,12 +29,9 @@ import { deliverTaskInput, taskInputAnswer } from './legacy-task-input.ts';
 import { serveLegacyTasks } from './legacy-tasks.ts';
 import type { McpDeps, TaskRequest } from './method-context.ts';
 import { type Exchange, inExchange, observeTaskRequest, observeToolCall } from './observe.ts';
-import { resourcesList } from './resources-list.ts';
-import { resourcesRead } from './resources-read.ts';
+import { resourcesList, resourcesRead } from './resources.ts';
 import { type ListenRequest, TaskSubscriptions } from './subscriptions-listen.ts';
-import { tasksCancel } from './tasks-cancel.ts';
-import { tasksGet } from './tasks-get.ts';
-import { tasksUpdate } from './tasks-update.ts';
+import { tasksCancel, tasksGet, tasksUpdate } from './tasks.ts';
 import { describeIssues } from './tool-definition.ts';
 import { callTool } from './tools-call.ts';
 import { CatalogTools } from './tools-list.ts';
