@@ -8,5 +8,6 @@ export { catalogTool } from './mcp/catalog.ts';
 export type { CatalogModuleTools } from './mcp/catalog-file.ts';
 export type { Presentation, ProgressReport, ResultOutcome } from './mcp/presentation-hooks.ts';
 export { type JsonSchema, jsonSchemaOf } from './mcp/schemas.ts';
-export { failureMessage, hasInputRequests } from './mcp/start-poll.ts';
+export { failureMessage } from './mcp/start-poll.ts';
 export type { ExecutionState, ExecutionView, RunningState } from './temporal/run-state.ts';
+export { hasInputRequests } from './temporal/run-state.ts';

@@ -6,13 +6,13 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { RunRef } from '../temporal/run-state.ts';
+import { hasInputRequests } from '../temporal/run-state.ts';
 import { toolRunView, waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { cancelDescription, respondDescription, resultDescription } from './descriptions.ts';
 import { invalidParams } from './errors.ts';
 import { lostHandleJson, recentRunsJson } from './lost-handle.ts';
 import {
-  hasInputRequests,
   notFoundJson,
   startPollAnswer,
   startPollJson,

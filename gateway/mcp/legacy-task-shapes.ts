@@ -5,7 +5,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ListedRun } from '../temporal/listing.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
-import type { PollTool, TaskTiming } from './start-poll.ts';
+import type { TaskTiming } from './poll-pacing.ts';
+import type { PollTool } from './start-poll.ts';
 import { type DetailedTask, detailedTask, taskStatus } from './task-shapes.ts';
 
 /** The _meta key that ties a message or result to the task it belongs to. */

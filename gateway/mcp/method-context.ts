@@ -6,8 +6,8 @@ import type { Caller } from '../shared/caller.ts';
 import type { RunParts } from '../temporal/backend.ts';
 import type { Catalog } from './catalog.ts';
 import type { InputRounds } from './input-rounds.ts';
+import type { TaskTiming } from './poll-pacing.ts';
 import type { ReadBudget } from './read-budget.ts';
-import type { TaskTiming } from './start-poll.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 interface ArtifactSettings {

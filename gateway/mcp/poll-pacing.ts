@@ -3,8 +3,16 @@
 // long while the run waits for a person; a workflow's own suggestion (ToolProgress.pollAfterMs)
 // instead of all that. Always within [min, max], with jitter so that clients started together drift
 // apart. Pure: the clock and the random number come in as arguments.
-import type { ExecutionView } from '../temporal/run-state.ts';
-import { hasInputRequests, type PacedView } from './start-poll.ts';
+import { type ExecutionView, hasInputRequests } from '../temporal/run-state.ts';
+
+/** A run as the interval advice needs it: its state, and its start time when known. */
+export type PacedView = Pick<ExecutionView, 'state'> & { createdAt?: Date };
+
+/** What every task answer says of time: how long a task lives, and the interval to advise now. */
+export interface TaskTiming {
+  ttlMs: number;
+  pollIntervalFor(view: PacedView): number;
+}
 
 export interface PollPacing {
   /** The steady interval of a working run (MCP_POLL_INTERVAL_MS). */

@@ -1,8 +1,10 @@
 // How a tool's runs read to people and models: the generic presentation, built from the workflow
 // contract alone, which a catalog entry's hooks may override member by member (the built-in mining
 // entry does). Part of the public hooks API (gateway/hooks.ts). Pure.
+
+import { hasInputRequests } from '../temporal/run-state.ts';
 import type { Presentation } from './presentation-hooks.ts';
-import { failureMessage, hasInputRequests } from './start-poll.ts';
+import { failureMessage } from './start-poll.ts';
 
 export const genericPresentation: Presentation = {
   noun: 'run',

@@ -3,25 +3,12 @@
 // CallToolResult that carries it (with a resource_link per artifact of a completed run). Pure.
 import { type CallToolResult, isCallToolResult } from '@modelcontextprotocol/server';
 import { type ArtifactReference, type InputRequest, TOOL_ERROR_TYPE } from '../../workflows/mcp-contract.ts';
-import type { ExecutionState, ExecutionView } from '../temporal/run-state.ts';
+import { type ExecutionState, type ExecutionView, hasInputRequests } from '../temporal/run-state.ts';
 import { namesNoRun } from '../temporal/task-ids.ts';
 import { artifactReferences, artifactSummary, resourceLink } from './artifacts.ts';
 import { INTERNAL_ERROR, NO_RUN_NOTE } from './errors.ts';
+import type { TaskTiming } from './poll-pacing.ts';
 import type { Presentation } from './presentation-hooks.ts';
-
-/** A run as the interval advice needs it: its state, and its start time when known. */
-export type PacedView = Pick<ExecutionView, 'state'> & { createdAt?: Date };
-
-export interface TaskTiming {
-  ttlMs: number;
-  /** The interval to advise for a run as it is now (poll-pacing.ts). */
-  pollIntervalFor(view: PacedView): number;
-}
-/** Whether a running run waits for a person
-: its progress answer has outstanding input requests. */
-export function hasInputRequests(state: ExecutionState): boolean {
-  return state.status === 'running' && Object.keys(state.progress?.inputRequests ?? {}).length > 0;
-}
 
 /** A failed run's message for people: a tool error's own, or "The <noun> was terminated: …". */
 export function failureMessage(state: Extract<ExecutionState, { status: 'failed' }>, noun: string): string {

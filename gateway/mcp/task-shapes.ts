@@ -7,16 +7,20 @@
 // cancelled; any other failure → failed with a JSON-RPC error.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
-import type { ExecutionState, ExecutionView, ListedState } from '../temporal/run-state.ts';
+import {
+  type ExecutionState,
+  type ExecutionView,
+  hasInputRequests,
+  type ListedState,
+} from '../temporal/run-state.ts';
 import { INTERNAL_ERROR, type JsonRpcErrorObject } from './errors.ts';
+import type { TaskTiming } from './poll-pacing.ts';
 import {
   failureMessage,
-  hasInputRequests,
   type PollTool,
   pollAfterSeconds,
   secondsText,
   startPollJson,
-  type TaskTiming,
   toolResult,
 } from './start-poll.ts';
 

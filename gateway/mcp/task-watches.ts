@@ -10,7 +10,7 @@ import type { RunParts } from '../temporal/backend.ts';
 import type { RunChange, RunHistoryFeed } from '../temporal/run-changes.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { Catalog } from './catalog.ts';
-import type { TaskTiming } from './start-poll.ts';
+import type { TaskTiming } from './poll-pacing.ts';
 import { type DetailedTask, detailedTask } from './task-shapes.ts';
 
 const terminal = (task: DetailedTask) =>

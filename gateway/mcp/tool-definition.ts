@@ -8,8 +8,8 @@ import type { RunParts } from '../temporal/backend.ts';
 import type { ClientCapabilityName, TaskSupport } from './catalog.ts';
 import type { InputRequiredAnswer, InputRounds } from './input-rounds.ts';
 import type { legacyCreateTaskResult } from './legacy-task-shapes.ts';
+import type { TaskTiming } from './poll-pacing.ts';
 import { type JsonSchema, jsonSchemaOf } from './schemas.ts';
-import type { TaskTiming } from './start-poll.ts';
 import type { CreateTaskResult } from './task-shapes.ts';
 
 /**

@@ -27,6 +27,11 @@ export type ExecutionState =
 
 export type RunningState = Extract<ExecutionState, { status: 'running' }>;
 
+/** Whether a running run waits for a person: its progress answer has outstanding input requests. */
+export function hasInputRequests(state: ExecutionState): boolean {
+  return state.status === 'running' && Object.keys(state.progress?.inputRequests ?? {}).length > 0;
+}
+
 /**
  * One run in Temporal: its workflow id and run id. Under the running-task cap a workflow id is a
  * slot's, run after run (slots.ts), so a task is one run of it: every wait, signal and cancel names

@@ -8,8 +8,9 @@ import {
   GetTaskResultV2Schema,
   UpdateTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { hasInputRequests, type TaskTiming } from '../../gateway/mcp/start-poll.ts';
+import type { TaskTiming } from '../../gateway/mcp/poll-pacing.ts';
 import { createTaskResult, emptyAck, getTaskResult } from '../../gateway/mcp/task-shapes.ts';
+import { hasInputRequests } from '../../gateway/temporal/run-state.ts';
 import {
   BROKEN,
   CANCELLED,
