@@ -53,4 +53,4 @@ USER node
 EXPOSE 3000
 # The compiled gateway with its production flags (gateway/runtime-flags.ts), node itself as the
 # process: it receives the container's SIGTERM (npm would not pass it on), so shutdown is graceful.
-CMD ["node", "--optimize-for-size", "dist/gateway.mjs"]
+CMD ["node", "--memory-saver-mode", "--min-semi-space-size=4", "--max-semi-space-size=4", "dist/gateway.mjs"]

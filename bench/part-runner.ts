@@ -23,14 +23,22 @@ export class PartRunner {
     private readonly results: BenchResults,
     private readonly save: () => void,
     private readonly log: (line: string) => void,
+    /** Only these parts run (BENCH_PARTS); every part when absent. */
+    private readonly only?: ReadonlySet<PartKey>,
   ) {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, () => void this.stop(signal));
     }
   }
 
-  /** Runs one part and saves the report; a throw is recorded, not passed on. */
+  /** Whether a part is to run in this run. */
+  wants(key: PartKey): boolean {
+    return !this.only || this.only.has(key);
+  }
+
+  /** Runs one part (if wanted) and saves the report; a throw is recorded, not passed on. */
   async run(key: PartKey, measure: () => Promise<void>): Promise<void> {
+    if (!this.wants(key)) return;
     this.current = key;
     try {
       await measure();

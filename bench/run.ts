@@ -12,7 +12,9 @@
 //
 // Smaller, faster runs for trying things out: BENCH_QUICK=1 (prints the report at the end and
 // writes none, unless BENCH_REPORT names a file). BENCH_REPORT=<file>: the report goes there instead
-// of docs/benchmarks.md. The OAuth part alone: bench/oauth.ts.
+// of docs/benchmarks.md. BENCH_PARTS=overhead,peer: only the parts named (overhead, oauth, tracing,
+// notice, peer, push, waits, scale, miner, limits, load); the others say "not measured". The OAuth
+// part alone: bench/oauth.ts.
 import { fileURLToPath } from 'node:url';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { compiledGateway, GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
@@ -68,10 +70,16 @@ const loadOptions = {
 };
 /** The parts measured against the run's own stack (bench/run-stack.ts), in the order they run. */
 const STACK_PARTS: PartKey[] = ['overhead', 'oauth', 'tracing', 'notice', 'peer', 'push', 'waits', 'scale'];
+const ALL_PARTS: PartKey[] = ['miner', ...STACK_PARTS, 'limits', 'load'];
+/** BENCH_PARTS: the parts to run, comma-separated; every part when unset. */
+const ONLY = onlyParts(process.env.BENCH_PARTS);
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const began = performance.now();
-const results: BenchResults = { machine: describeMachine(), settings: { ...settings, ...BENCH_GATEWAY_ENV } };
+const results: BenchResults = {
+  machine: describeMachine(),
+  settings: { ...settings, ...BENCH_GATEWAY_ENV, ...(ONLY ? { BENCH_PARTS: [...ONLY].join('+') } : {}) },
+};
 const save = () => {
   if (!WRITE) return;
   try {
@@ -81,19 +89,19 @@ const save = () => {
     log(`could not write ${REPORT_PATH}: ${err instanceof Error ? err.message : String(err)}`);
   }
 };
-const runner = new PartRunner(results, save, log);
+const runner = new PartRunner(results, save, log, ONLY);
 
 // The miner first, on a machine nothing else of the bench is using yet (its 2-core scaling is the
 // most sensitive figure to other load).
 if (QUICK) results.miner = { unavailable: 'skipped in a quick run' };
 else {
-  log('5/5 miner: bench/miner.ts (first, on a quiet machine)');
-  await runner.run('miner', async () => {
+  await part('miner', '5/5 miner: bench/miner.ts (first, on a quiet machine)', async () => {
     results.miner = await runMinerStep(10 * 60_000);
   });
 }
 
-const stack = await startRunStack(log).catch((err: unknown) => {
+const needsStack = STACK_PARTS.some((key) => runner.wants(key));
+const stack = await (needsStack ? startRunStack(log) : Promise.resolve(undefined)).catch((err: unknown) => {
   const why = err instanceof Error ? err.message : String(err);
   log(`the stack did not start: ${why}`);
   runner.skip(
@@ -111,8 +119,8 @@ if (stack) {
   }
 }
 
-log(`limits: a start under the cap vs without, ${settings.capCalls} calls per side; then Temporal killed`);
-await runner.run('limits', async () => {
+const limitsLine = `limits: a start under the cap vs without, ${settings.capCalls} calls per side; then Temporal killed`;
+await part('limits', limitsLine, async () => {
   results.limits = await measureLimits({
     nodeArgs: await compiledGateway(),
     calls: settings.capCalls,
@@ -120,8 +128,8 @@ await runner.run('limits', async () => {
   });
 });
 
-log(`6/6 load: ${loadOptions.tasks} tasks from ${loadOptions.clients} clients (its own stack)`);
-await runner.run('load', async () => {
+const loadLine = `6/6 load: ${loadOptions.tasks} tasks from ${loadOptions.clients} clients (its own stack)`;
+await part('load', loadLine, async () => {
   results.load = { options: loadOptions, result: await runLoad(loadOptions) };
 });
 results.seconds = (performance.now() - began) / 1000;
@@ -133,11 +141,26 @@ if (failed.length > 0) log(`FAILED parts: ${failed.join(', ')} (their sections s
 // Exits rather than waits: a part that failed half-way may have left a timer or a socket open.
 process.exit(failed.length > 0 ? 1 : 0);
 
+/** Runs a part if the run wants it, saying so first. */
+function part(key: PartKey, line: string, measure: () => Promise<void>): Promise<void> {
+  if (runner.wants(key)) log(line);
+  return runner.run(key, measure);
+}
+
+function onlyParts(value: string | undefined): ReadonlySet<PartKey> | undefined {
+  if (!value) return undefined;
+  const named = value.split(',').map((name) => name.trim());
+  const unknown = named.filter((name) => !ALL_PARTS.includes(name as PartKey));
+  if (unknown.length > 0)
+    throw new Error(`BENCH_PARTS: no part named ${unknown.join(', ')} (parts: ${ALL_PARTS.join(', ')})`);
+  return new Set(named as PartKey[]);
+}
+
 async function stackParts(stack: RunStack): Promise<void> {
   const { temporal, gatewayArgs, taskGateway, inlineGateway, bareProxy } = stack;
   const temporalAddress = temporal.server.address;
-  log(`1/5 gateway overhead: ${settings.calls} calls per side after ${settings.warmup} warm-up rounds`);
-  await runner.run('overhead', async () => {
+  const overheadLine = `1/5 gateway overhead: ${settings.calls} calls per side after ${settings.warmup} warm-up rounds`;
+  await part('overhead', overheadLine, async () => {
     results.overhead = await measureOverhead({
       url: taskGateway.url,
       bareProxy: bareProxy.url,
@@ -149,16 +172,14 @@ async function stackParts(stack: RunStack): Promise<void> {
   });
   await bareProxy.stop().catch(() => {});
   const side = { temporalAddress, taskQueue: PARKED_QUEUE, nodeArgs: gatewayArgs, warmup: settings.warmup };
-  log(`OAuth: tasks/get with an access token vs a static token, ${settings.oauthCalls} calls per side`);
-  await runner.run('oauth', async () => {
+  const oauthLine = `OAuth: tasks/get with an access token vs a static token, ${settings.oauthCalls} calls per side`;
+  await part('oauth', oauthLine, async () => {
     results.oauth = await measureOAuthSideBySide({ ...side, calls: settings.oauthCalls });
   });
-  log(`tracing: off vs on, ${settings.oauthCalls} calls per side`);
-  await runner.run('tracing', async () => {
+  await part('tracing', `tracing: off vs on, ${settings.oauthCalls} calls per side`, async () => {
     results.tracing = await measureTracingSideBySide({ ...side, calls: settings.oauthCalls });
   });
-  log(`2/5 completion notice: ${settings.noticeRuns} short chains`);
-  await runner.run('notice', async () => {
+  await part('notice', `2/5 completion notice: ${settings.noticeRuns} short chains`, async () => {
     results.notice = await measureCompletionNotice({
       url: inlineGateway.url,
       client: temporal.client,
