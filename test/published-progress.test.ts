@@ -197,7 +197,7 @@ describe('a namespace without McpTaskStatus and McpTaskId', () => {
     await bare?.close();
   });
 
-  test('the gateway says so once at start for each, and runs start and publish without them', async () => {
+  test('the gateway says so once, at its first ready check, for each, and runs start and publish without them', async () => {
     const bareWorker = await startWorker(bare);
     const gatewayProcess = await startGatewayProcess(await freePort(), {
       ...bare.env,
@@ -205,7 +205,10 @@ describe('a namespace without McpTaskStatus and McpTaskId', () => {
       MCP_TOOLS_FILE: CATALOG,
       MCP_SERVER_SECRET: TEST_SERVER_SECRET,
     });
+    // Probed as npm start and Compose probe it: the first ready check that reaches Temporal tells.
+    const ready = async () => (await fetch(new URL('/readyz', gatewayProcess.url))).status;
     try {
+      assert.equal(await ready(), 200);
       const said = await eventually(
         async () =>
           /McpTaskStatus is not registered/.test(gatewayProcess.output()) &&
@@ -233,6 +236,7 @@ describe('a namespace without McpTaskStatus and McpTaskId', () => {
         'the published progress',
       );
       assert.equal(task.status, 'working');
+      assert.equal(await ready(), 200);
       for (const name of ['McpTaskStatus', 'McpTaskId']) {
         const matches = gatewayProcess.output().match(new RegExp(`${name} is not registered`, 'g')) ?? [];
         assert.equal(matches.length, 1, `${name}: said once`);
