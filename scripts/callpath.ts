@@ -7,6 +7,7 @@
 //   tools/call (2025-11-25)  the same call from a client of the earlier revision
 //   tasks/get             a task of a client that declared the extension
 //   subscriptions/listen  a stream for that task, until its acknowledgement
+// Beside the files, how many times the request parsed a task id (calls of task-ids.ts's parser).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -27,17 +28,27 @@ session.connect();
 await session.post('Profiler.enable');
 await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
 
-/** The gateway files with a function called since the last snapshot (the snapshot resets the counts). */
-async function filesRun(): Promise<string[]> {
+/** The task-id parser's name in gateway/temporal/task-ids.ts. */
+const TASK_ID_PARSER = 'parse';
+
+/**
+ * The gateway files with a function called since the last snapshot (the snapshot resets the counts),
+ * and how many times the task-id parser ran.
+ */
+async function filesRun(): Promise<{ files: string[]; taskIdParses: number }> {
   const { result } = await session.post('Profiler.takePreciseCoverage');
   const files = new Set<string>();
+  let taskIdParses = 0;
   for (const script of result) {
     if (!script.url.startsWith('file:')) continue;
     const path = relative(ROOT, fileURLToPath(script.url));
     if (!path.startsWith('gateway/')) continue;
     if (script.functions.some((fn) => fn.ranges[0] && fn.ranges[0].count > 0)) files.add(path);
+    if (path === 'gateway/temporal/task-ids.ts')
+      for (const fn of script.functions)
+        if (fn.functionName === TASK_ID_PARSER) taskIdParses += fn.ranges[0]?.count ?? 0;
   }
-  return [...files].sort();
+  return { files: [...files].sort(), taskIdParses };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mcp-callpath-'));
@@ -158,11 +169,11 @@ async function measure(name: string, request: () => Promise<unknown>) {
   await request();
   // Let what the request set off settle (its log line, the end of its stream) before the snapshot.
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const files = await filesRun();
+  const { files, taskIdParses } = await filesRun();
   // The report goes to stderr: stdout carries the gateway's own log lines (npm run callpath drops them).
   console.error(`${name}:`);
   for (const file of files) console.error(`  ${file}`);
-  console.error(`  ${files.length} gateway files\n`);
+  console.error(`  ${files.length} gateway files, ${taskIdParses} task-id parses\n`);
   return files.length;
 }
 
