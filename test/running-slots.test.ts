@@ -233,26 +233,21 @@ function idleStartIn(name: string) {
     });
 }
 
-/** Takes the principal's turn and starts in the first slot to try that is not held, as start.ts does. */
+/** Starts in the first slot to try that is not held, as start.ts does. */
 async function startInSlots(
   slots: RunningTaskSlots,
   principal: string,
   startIn: ReturnType<typeof idleStartIn>,
   first?: number,
 ) {
-  const done = await slots.turn(principal);
-  try {
-    for await (const { workflowId } of slots.toTry(principal, first)) {
-      const started = await startIn(workflowId).catch((err) => {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
-        throw err;
-      });
-      if (started) return started;
-    }
-    throw new Error('no refusal');
-  } finally {
-    done();
+  for await (const { workflowId } of slots.toTry(principal, first)) {
+    const started = await startIn(workflowId).catch((err) => {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
+      throw err;
+    });
+    if (started) return started;
   }
+  throw new Error('no refusal');
 }
 
 test('a slot whose look fails counts as taken: the start takes a free slot, or is refused at the cap', async () => {

@@ -22,6 +22,25 @@ export function waitBudgetFor(
   return own === undefined ? tool.waitBudgetMs : Math.min(own, tool.waitBudgetMs);
 }
 
+/**
+ * Runs a call that will wait on a run (its budget is above 0) holding one of its caller's concurrent
+ * waits: past MCP_MAX_WAITS_PER_PRINCIPAL it is refused before it does anything (wait_limit).
+ */
+export async function holdingWait<T>(
+  tool: CatalogTool,
+  deps: ToolDeps,
+  call: ToolCall,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (waitBudgetFor(tool, call.origin.clientName, deps.clientWaitBudgets) <= 0) return work();
+  const release = deps.waits.reserve(call.caller.principal);
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}
+
 /** How a call's wait ended: as a wait on the run does, or with input the client can answer. */
 export type WaitEnd = WaitResult | { kind: 'input'; requests: Record<string, InputRequest> };
 

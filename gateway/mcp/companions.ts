@@ -7,7 +7,7 @@ import * as z from 'zod/v4';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { RunRef } from '../temporal/run-state.ts';
 import { hasInputRequests } from '../temporal/run-state.ts';
-import { toolRunView, waitForRun } from './call-wait.ts';
+import { holdingWait, toolRunView, waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { cancelDescription, respondDescription, resultDescription } from './descriptions.ts';
 import { invalidParams } from './errors.ts';
@@ -151,18 +151,18 @@ function cancelTool(runs: ToolRuns): ToolDefinition {
     args: workflowIdArgs(tool.name),
     outputSchema: runs.outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    async handler({ workflow_id }, call) {
-      const run = await deps.actions.cancel(workflow_id, call.caller, tool.idPrefix);
-      if (!run) return runs.notFound(workflow_id, call);
-      // The run ends once the workflow notices (its activity in flight heartbeats): wait, bounded.
-      return runs.settle(workflow_id, run, call);
-    },
+    handler: ({ workflow_id }, call) =>
+      holdingWait(tool, deps, call, async () => {
+        const run = await deps.actions.cancel(workflow_id, call.caller, tool.idPrefix);
+        if (!run) return runs.notFound(workflow_id, call);
+        // The run ends once the workflow notices (its activity in flight heartbeats): wait, bounded.
+        return runs.settle(workflow_id, run, call);
+      }),
   });
 }
 
 function respondTool(runs: ToolRuns): ToolDefinition {
   const { tool, deps } = runs;
-  const signalName = tool.inputSignal as string;
   return zodTool({
     name: tool.companions.respond as string,
     title: `Answer a ${tool.presentation.noun}'s input request`,
@@ -170,28 +170,36 @@ function respondTool(runs: ToolRuns): ToolDefinition {
     args: respondArgs(tool.name),
     outputSchema: runs.outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    async handler({ workflow_id, key, action, content }, call) {
-      const before = await runs.now(workflow_id, call);
-      if (!before) return runs.notFound(workflow_id, call);
-      const outstanding =
-        before.state.status === 'running' ? (before.state.progress?.inputRequests ?? {}) : {};
-      const request = outstanding[key];
-      if (!request) {
-        const current = startPollJson(before, tool, deps.timing.pollIntervalFor(before));
-        return { ...toolResult({ ...current, note: notOutstanding(key) }, tool), isError: true };
-      }
-      if (action === 'accept') checkFormContent(request, content);
-      const responses = { [key]: { action, ...(content ? { content } : {}) } };
-      const run = await deps.actions.sendInput(workflow_id, call.caller, { signalName, responses });
-      if (!run) return runs.notFound(workflow_id, call);
-      const after = await runs.now(workflow_id, call);
-      if (!after) return runs.notFound(workflow_id, call);
-      if (after.state.status !== 'running' || hasInputRequests(after.state))
-        return startPollAnswer(after, tool, deps.timing);
-      // Answered: the run goes on or wraps up now; answer with the result if it comes within the budget.
-      return runs.settle(workflow_id, run, call);
-    },
+    handler: (args, call) => holdingWait(tool, deps, call, () => respond(runs, args, call)),
   });
+}
+
+/** Answers one input request of the run; then, as a cancel does, waits for the run, bounded. */
+async function respond(
+  runs: ToolRuns,
+  { workflow_id, key, action, content }: z.infer<ReturnType<typeof respondArgs>>,
+  call: ToolCall,
+): Promise<CallToolResult> {
+  const { tool, deps } = runs;
+  const before = await runs.now(workflow_id, call);
+  if (!before) return runs.notFound(workflow_id, call);
+  const outstanding = before.state.status === 'running' ? (before.state.progress?.inputRequests ?? {}) : {};
+  const request = outstanding[key];
+  if (!request) {
+    const current = startPollJson(before, tool, deps.timing.pollIntervalFor(before));
+    return { ...toolResult({ ...current, note: notOutstanding(key) }, tool), isError: true };
+  }
+  if (action === 'accept') checkFormContent(request, content);
+  const responses = { [key]: { action, ...(content ? { content } : {}) } };
+  const signalName = tool.inputSignal as string;
+  const run = await deps.actions.sendInput(workflow_id, call.caller, { signalName, responses });
+  if (!run) return runs.notFound(workflow_id, call);
+  const after = await runs.now(workflow_id, call);
+  if (!after) return runs.notFound(workflow_id, call);
+  if (after.state.status !== 'running' || hasInputRequests(after.state))
+    return startPollAnswer(after, tool, deps.timing);
+  // Answered: the run goes on or wraps up now; answer with the result if it comes within the budget.
+  return runs.settle(workflow_id, run, call);
 }
 
 const RECENT_RUNS_SCHEMA = {

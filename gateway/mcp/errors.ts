@@ -11,9 +11,11 @@ import {
   isTemporalUnavailable,
   NotStartedError,
   RunningTaskLimitError,
+  StartRateLimitError,
   StartRefusedError,
   StartUnconfirmedError,
   TemporalUnreachableError,
+  WaitLimitError,
 } from '../temporal/errors.ts';
 import { namesNoRun } from '../temporal/task-ids.ts';
 
@@ -191,6 +193,26 @@ function runningTaskLimit({ principal, running, limit }: RunningTaskLimitError):
   );
 }
 
+/** A start past the principal's starts per second: refused before anything was sent. */
+function startRateLimit({ perSecond, retryAfterMs }: StartRateLimitError): ProtocolError {
+  return new ProtocolError(
+    LIMIT_EXCEEDED,
+    `Too many starts: this caller may start at most ${perSecond} runs a second (MCP_MAX_STARTS_PER_SECOND); ` +
+      `nothing was started, so calling again in ${retryAfterMs} ms is safe`,
+    { reason: 'start_rate_limit', setting: 'MCP_MAX_STARTS_PER_SECOND', limit: perSecond, retryAfterMs },
+  );
+}
+
+/** A call that would wait, past the principal's concurrent waits: refused before anything was done. */
+function waitLimit({ limit }: WaitLimitError): ProtocolError {
+  return new ProtocolError(
+    LIMIT_EXCEEDED,
+    `Too many waiting calls: this caller already has ${limit} calls waiting on runs (MCP_MAX_WAITS_PER_PRINCIPAL); ` +
+      'nothing was done, so call again once one has answered, or poll with tasks/get',
+    { reason: 'wait_limit', setting: 'MCP_MAX_WAITS_PER_PRINCIPAL', limit },
+  );
+}
+
 /** Too many task streams (push subscriptions and tasks/result streams) open on this gateway. */
 export function subscriptionLimit(limit: number): ProtocolError {
   return new ProtocolError(
@@ -229,6 +251,8 @@ export function toProtocolError(err: unknown): ProtocolError {
   if (err instanceof ProtocolError) return err;
   if (err instanceof IdempotencyConflictError) return idempotencyConflict(err);
   if (err instanceof RunningTaskLimitError) return runningTaskLimit(err);
+  if (err instanceof StartRateLimitError) return startRateLimit(err);
+  if (err instanceof WaitLimitError) return waitLimit(err);
   if (err instanceof InvalidCursorError)
     return invalidParams('Invalid cursor: pass the nextCursor of the page before, as given');
   if (err instanceof StartRefusedError) {

@@ -8,7 +8,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { RequestOrigin } from '../shared/caller.ts';
 import { META } from '../shared/protocol.ts';
 import type { ExecutionView, RunRef } from '../temporal/run-state.ts';
-import { waitForRun } from './call-wait.ts';
+import { holdingWait, waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { startDescription } from './descriptions.ts';
 import { invalidParams, missingClientCapabilities, missingTasksCapability } from './errors.ts';
@@ -121,7 +121,7 @@ export function startTool(tool: CatalogTool, deps: ToolDeps): ToolDefinition {
       ? { requiredClientCapabilities: tool.requiredClientCapabilities }
       : {}),
     parse: (raw) => validated<Record<string, unknown>>(tool.validateArguments, raw),
-    handler: (args, call) => start(tool, deps, args, call),
+    handler: (args, call) => holdingWait(tool, deps, call, () => start(tool, deps, args, call)),
   };
 }
 

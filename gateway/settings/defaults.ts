@@ -9,6 +9,8 @@ export const DEFAULTS = {
   temporalTimeoutMs: 10_000,
   readyTimeoutMs: 2_000,
   maxRunningTasks: 100,
+  maxStartsPerSecond: 50,
+  maxWaitsPerPrincipal: 100,
   pollMinIntervalMs: 0,
   pollFastIntervalMs: 500,
   pollInputIntervalMs: 30_000,

@@ -112,5 +112,8 @@ export function backendOptions(settings: GatewaySettings, serverSecret: Buffer):
     serverSecret,
     maxRunningTasks: settings.maxRunningTasks,
     stuckRunGraceMs: settings.stuckRunGraceMs,
+    maxStartsPerSecond: settings.maxStartsPerSecond,
+    maxWaitsPerPrincipal: settings.maxWaitsPerPrincipal,
+    fairnessWeights: settings.fairnessWeights,
   };
 }

@@ -1,7 +1,7 @@
 // How long the gateway waits on Temporal, how long what it hands out stays valid, and how much one
 // principal or stream may hold: timeouts, the running-task cap, pushed status, input state.
 import * as z from 'zod/v4';
-import { integer, parseSettings } from '../../common/settings.ts';
+import { integer, nameValueList, parseSettings, setting } from '../../common/settings.ts';
 import type { SubscriptionLimits } from '../mcp/method-context.ts';
 import { MAX_SLOTS } from '../temporal/task-ids.ts';
 import { DEFAULTS } from './defaults.ts';
@@ -23,6 +23,28 @@ export interface LimitSettings {
   inputStateTtlSeconds: number;
   /** How long a run stuck on a size cause is answered failed before a poll ends it; 0: at once. */
   stuckRunGraceMs: number;
+  /** Starts per second one principal may make (per replica); 0: no bound. */
+  maxStartsPerSecond: number;
+  /** Waits holding a Temporal long poll one principal may have at once (per replica); 0: no bound. */
+  maxWaitsPerPrincipal: number;
+  /** Fairness weights per principal (MCP_FAIRNESS_WEIGHTS); a principal not named weighs 1. */
+  fairnessWeights: Map<string, number>;
+}
+
+/** Temporal clamps fairness weights to this range. */
+const WEIGHTS = { min: 0.001, max: 1000 } as const;
+
+/** MCP_FAIRNESS_WEIGHTS: `alice=2,bob=0.5`, each principal's share of the workers against the default 1. */
+function fairnessWeights(raw: string | undefined): Map<string, number> {
+  return nameValueList(raw, {
+    name: 'MCP_FAIRNESS_WEIGHTS',
+    separator: ',',
+    shape: `principal=weight (a number from ${WEIGHTS.min} to ${WEIGHTS.max}), entries separated by ","`,
+    value: (value) => {
+      const weight = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+      return weight >= WEIGHTS.min && weight <= WEIGHTS.max ? weight : undefined;
+    },
+  });
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -51,6 +73,14 @@ const limitsSchema = z
     ),
     // Time for a worker fix to recover a run stuck on a size cause before the gateway ends it.
     MCP_STUCK_RUN_GRACE_MS: integer('MCP_STUCK_RUN_GRACE_MS', DEFAULTS.stuckRunGraceMs, 0, 7 * DAY_MS),
+    MCP_MAX_STARTS_PER_SECOND: integer('MCP_MAX_STARTS_PER_SECOND', DEFAULTS.maxStartsPerSecond, 0, 100_000),
+    MCP_MAX_WAITS_PER_PRINCIPAL: integer(
+      'MCP_MAX_WAITS_PER_PRINCIPAL',
+      DEFAULTS.maxWaitsPerPrincipal,
+      0,
+      1_000_000,
+    ),
+    MCP_FAIRNESS_WEIGHTS: setting('MCP_FAIRNESS_WEIGHTS', fairnessWeights),
   })
   .transform(
     (env): LimitSettings => ({
@@ -67,6 +97,9 @@ const limitsSchema = z
       },
       inputStateTtlSeconds: env.MCP_INPUT_STATE_TTL_SECONDS,
       stuckRunGraceMs: env.MCP_STUCK_RUN_GRACE_MS,
+      maxStartsPerSecond: env.MCP_MAX_STARTS_PER_SECOND,
+      maxWaitsPerPrincipal: env.MCP_MAX_WAITS_PER_PRINCIPAL,
+      fairnessWeights: env.MCP_FAIRNESS_WEIGHTS,
     }),
   );
 

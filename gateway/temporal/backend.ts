@@ -4,8 +4,10 @@ import { createHmac } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { RunActions } from './actions.ts';
 import { type CallOptions, TemporalCalls } from './client.ts';
+import type { FairnessWeights } from './fairness.ts';
 import { RunListing } from './listing.ts';
 import { OptionalAttributes } from './optional-attributes.ts';
+import { StartRate, WaitCounts } from './principal-limits.ts';
 import { RecentRuns } from './recent-runs.ts';
 import { RunningTaskSlots } from './slots.ts';
 import { RunStarts } from './start.ts';
@@ -23,6 +25,12 @@ export interface BackendOptions extends CallOptions {
   stuckRunGraceMs?: number;
   /** Told each run the gateway ended (or failed to end) that way: a line for the log. */
   onStuckRun?: (run: { workflowId: string; runId: string }, message: string) => void;
+  /** Starts per second one principal may make on this replica; 0 or absent: no bound. */
+  maxStartsPerSecond?: number;
+  /** Waits one principal may hold at once on this replica; 0 or absent: no bound. */
+  maxWaitsPerPrincipal?: number;
+  /** Fairness weights per principal (fairness.ts). */
+  fairnessWeights?: FairnessWeights;
 }
 
 /** What the MCP layer does with runs, a part per use; each method names the parts it works with. */
@@ -69,7 +77,7 @@ export class TemporalBackend implements RunParts {
     if (slots) this.slots = slots;
     this.views = new RunViews(this.calls, options.serverSecret, stuckRuns);
     this.optionalAttributes = new OptionalAttributes(this.calls);
-    this.waits = new RunWaits(this.calls);
+    this.waits = new RunWaits(this.calls, new WaitCounts(options.maxWaitsPerPrincipal ?? 0));
     this.starts = new RunStarts({
       calls: this.calls,
       views: this.views,
@@ -77,6 +85,8 @@ export class TemporalBackend implements RunParts {
       secretArgumentKey: this.derivedKey('secret-argument'),
       optionalAttributes: this.optionalAttributes,
       ...(slots ? { slots } : {}),
+      rate: new StartRate(options.maxStartsPerSecond ?? 0),
+      ...(options.fairnessWeights ? { fairnessWeights: options.fairnessWeights } : {}),
     });
     this.actions = new RunActions(this.calls, this.views);
     this.listing = new RunListing(this.calls, this.views);

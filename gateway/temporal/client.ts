@@ -9,7 +9,7 @@ import type { TemporalEnv } from '../../common/temporal-env.ts';
 import { type TemporalOperation, temporalSeconds } from '../shared/metrics.ts';
 import { tracing } from '../shared/tracing.ts';
 import { isTemporalUnavailable, TemporalDeadlineError, TemporalUnreachableError } from './errors.ts';
-import { Reachability } from './reachability.ts';
+import { type ChannelLike, Reachability } from './reachability.ts';
 
 /**
  * Runs one Temporal call and records its latency under `operation`, with outcome `ok`, `error`, or
@@ -95,9 +95,14 @@ function withHardDeadline<T>(
       abort.abort(error);
     }, remaining);
   });
-  const call = run(abort.signal);
-  call.catch(() => {}); // its failure after the bound is the abort above: nobody to tell
-  const watched = reachability.watch(call, (reason) => abort.abort(reason));
+  const watched = reachability.watch(
+    () => {
+      const call = run(abort.signal);
+      call.catch(() => {}); // its failure after the bound is the abort above: nobody to tell
+      return call;
+    },
+    (reason) => abort.abort(reason),
+  );
   return Promise.race([watched, late]).finally(() => clearTimeout(timer));
 }
 
@@ -123,8 +128,14 @@ export class TemporalCalls {
     readonly client: Client,
     readonly options: CallOptions,
   ) {
-    const { address } = (client.connection as { options?: { address?: unknown } } | undefined)?.options ?? {};
-    this.reachability = new Reachability(typeof address === 'string' ? address : undefined);
+    const connection = client.connection as
+      | { options?: { address?: unknown }; client?: { getChannel?: () => ChannelLike } }
+      | undefined;
+    const address = connection?.options?.address;
+    this.reachability = new Reachability(
+      typeof address === 'string' ? address : undefined,
+      connection?.client?.getChannel?.(),
+    );
   }
 
   /**

@@ -71,6 +71,25 @@ export class RunningTaskLimitError extends Error {
   }
 }
 
+/** A start refused before anything was sent: the principal's starts per second are spent. */
+export class StartRateLimitError extends Error {
+  constructor(
+    readonly perSecond: number,
+    readonly retryAfterMs: number,
+  ) {
+    super(`more than ${perSecond} starts a second by one principal`);
+    this.name = 'StartRateLimitError';
+  }
+}
+
+/** A call that would wait refused before anything was done: the principal holds `limit` waits already. */
+export class WaitLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`more than ${limit} waits at once by one principal`);
+    this.name = 'WaitLimitError';
+  }
+}
+
 /**
  * Temporal refused to start a run as asked (INVALID_ARGUMENT: a search attribute the namespace does
  * not have, a memo or details over its size limits, …): nothing started. The cause is for the log.

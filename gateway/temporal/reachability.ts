@@ -4,7 +4,8 @@
 // still unanswered after a moment, has the address asked directly (a TCP connect): refused, Temporal
 // is known down, and every call first asks again (one connect shared by concurrent calls) and is
 // refused while the address refuses. A server that accepts the connection, however slow, is never
-// down, and any call that succeeds clears it.
+// down, and any call that succeeds clears it. Whether a call given up on could have been sent is
+// the gRPC channel's to say: one that was never ready while the call ran sent nothing.
 import { connect } from 'node:net';
 import { TemporalUnreachableError } from './errors.ts';
 
@@ -15,14 +16,68 @@ const CONNECT_MS = 1_000;
 /** What a connect fails with when nothing can take the connection: the host refuses, or is not there. */
 const REFUSALS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND']);
 
+/** The gRPC channel's connectivity, as far as this file reads it (grpc-js's Channel). */
+export interface ChannelLike {
+  getConnectivityState(tryToConnect: boolean): number;
+  watchConnectivityState(current: number, deadline: number, callback: (error?: Error) => void): void;
+}
+
+/** grpc-js's ConnectivityState values read here. */
+const READY = 2;
+const SHUTDOWN = 4;
+
+/**
+ * Counts the times the channel became ready (able to send). A call marked while the channel was not
+ * ready, that ended before it became ready, was never sent: the client only queues or fails calls
+ * while it has no connection.
+ */
+class ChannelReadiness {
+  private readies = 0;
+
+  constructor(private readonly channel: ChannelLike) {
+    this.follow(channel.getConnectivityState(false));
+  }
+
+  /** A mark for `sentSince`: undefined when the channel is ready now (a call may be sent at once). */
+  mark(): number | undefined {
+    return this.channel.getConnectivityState(false) === READY ? undefined : this.readies;
+  }
+
+  /** Whether a call marked `mark` may have been sent by now. */
+  sentSince(mark: number | undefined): boolean {
+    return mark === undefined || mark !== this.readies || this.channel.getConnectivityState(false) === READY;
+  }
+
+  private follow(state: number): void {
+    if (state === SHUTDOWN) return;
+    try {
+      this.channel.watchConnectivityState(state, Number.POSITIVE_INFINITY, () => {
+        const now = this.channel.getConnectivityState(false);
+        if (now === READY) this.readies++;
+        this.follow(now);
+      });
+    } catch {
+      // Shut down meanwhile: nothing more to follow.
+    }
+  }
+}
+
 export class Reachability {
   private down = false;
   private asking: Promise<boolean> | undefined;
   private readonly target: { host: string; port: number } | undefined;
+  private readonly readiness: ChannelReadiness | undefined;
 
-  /** `address`: Temporal's host:port, as the connection has it; without one, nothing is ever known down. */
-  constructor(private readonly address: string | undefined) {
+  /**
+   * `address`: Temporal's host:port, as the connection has it; without one, nothing is ever known
+   * down. `channel`: the connection's gRPC channel; without one, a call given up on counts as sent.
+   */
+  constructor(
+    private readonly address: string | undefined,
+    channel?: ChannelLike,
+  ) {
     this.target = address === undefined ? undefined : hostAndPort(address);
+    this.readiness = channel ? new ChannelReadiness(channel) : undefined;
   }
 
   /** Throws TemporalUnreachableError (nothing sent) when Temporal is known down and still refuses. */
@@ -31,10 +86,13 @@ export class Reachability {
   }
 
   /**
-   * Runs `call`; rejects with TemporalUnreachableError (sent) if it is still unanswered after
-   * ASK_AFTER_MS and the address refuses connections. `abort` ends the call given up on.
+   * Starts the call; rejects with TemporalUnreachableError if it is still unanswered after ASK_AFTER_MS
+   * and the address refuses connections: `sent` unless the channel was never ready since the call
+   * began. `abort` ends the call given up on.
    */
-  watch<T>(call: Promise<T>, abort: (reason: unknown) => void): Promise<T> {
+  watch<T>(start: () => Promise<T>, abort: (reason: unknown) => void): Promise<T> {
+    const mark = this.readiness?.mark();
+    const call = start();
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
     const ended = () => {
@@ -44,7 +102,8 @@ export class Reachability {
     const refused = new Promise<never>((_, reject) => {
       timer = setTimeout(async () => {
         if (settled || !(await this.refused()) || settled) return;
-        const error = new TemporalUnreachableError(this.address, true);
+        const sent = this.readiness?.sentSince(mark) ?? true;
+        const error = new TemporalUnreachableError(this.address, sent);
         reject(error);
         abort(error);
       }, ASK_AFTER_MS);

@@ -41,8 +41,12 @@ export interface Slot {
 export class RunningTaskSlots {
   /** principal → until when it was found full (this replica's memory only: a refusal is always safe). */
   private readonly fullUntil = new Map<string, number>();
-  /** principal → the start in progress on this replica (the next one waits for it). */
-  private readonly queues = new Map<string, Promise<void>>();
+  /**
+   * principal → the slots starts on this replica are trying now: a concurrent start of the same
+   * principal passes over them, so a burst spreads over the free slots instead of queuing or
+   * racing for one (two replicas may still race: Temporal refuses the second start of a slot).
+   */
+  private readonly trying = new Map<string, Set<number>>();
 
   constructor(
     private readonly client: Client,
@@ -50,53 +54,62 @@ export class RunningTaskSlots {
   ) {}
 
   /**
-   * Waits for this replica's earlier start of `principal` to end; the function it gives lets the
-   * next one go. One start per principal at a time on a replica: a burst queues here instead of
-   * racing for the same slots on Temporal.
-   */
-  async turn(principal: string): Promise<() => void> {
-    const previous = this.queues.get(principal) ?? Promise.resolve();
-    let release = () => {};
-    const mine = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const queued = previous.then(() => mine);
-    this.queues.set(principal, queued);
-    await previous;
-    return () => {
-      release();
-      if (this.queues.get(principal) === queued) this.queues.delete(principal);
-    };
-  }
-
-  /**
    * The slots of `principal` to start in, in order: a few at random (from `first`, a keyed start's,
-   * when given), then those a look finds free, LOOK_BATCH described at a time. The caller tries
-   * each until one takes the run (Temporal refuses a held one: WorkflowExecutionAlreadyStartedError).
-   * When none is left it throws RunningTaskLimitError, or Temporal's error when a look could not be
-   * made; once the principal is found full, its next starts are refused for FULL_FOR_MS without a
-   * call.
+   * when given), then those a look finds free, LOOK_BATCH described at a time; none another start
+   * on this replica is trying. The caller tries each until one takes the run (Temporal refuses a
+   * held one: WorkflowExecutionAlreadyStartedError). When none is left it throws
+   * RunningTaskLimitError, or Temporal's error when a look could not be made; once the principal is
+   * found full, its next starts are refused for FULL_FOR_MS without a call.
    */
   async *toTry(principal: string, first?: number): AsyncGenerator<Slot> {
     const { limit } = this.options;
     const now = Date.now();
     if ((this.fullUntil.get(principal) ?? 0) > now) throw new RunningTaskLimitError(principal, limit, limit);
-    const start = first === undefined ? randomInt(limit) : first % limit;
-    for (let i = 0; i < Math.min(QUICK_TRIES, limit); i++) yield this.slot(principal, (start + i) % limit);
-    // A slot that could not be looked at counts as held; Temporal not answering is no refusal.
-    const failures: unknown[] = [];
-    for (let from = 0; from < limit; from += LOOK_BATCH) {
-      const batch = Array.from(
-        { length: Math.min(LOOK_BATCH, limit - from) },
-        (_, i) => (start + from + i) % limit,
-      );
-      for (const slot of await this.freeSlots(principal, batch, failures)) yield this.slot(principal, slot);
-      const unavailable = failures.find(isTemporalUnavailable);
-      if (unavailable) throw unavailable;
+    let mine: number | undefined;
+    /** Claims `slot` for this start while it is tried; false when another start is trying it. */
+    const claim = (slot: number) => {
+      this.release(principal, mine);
+      const trying = this.trying.get(principal) ?? new Set<number>();
+      mine = trying.has(slot) ? undefined : slot;
+      if (mine !== undefined) this.trying.set(principal, trying.add(mine));
+      return mine !== undefined;
+    };
+    try {
+      const start = first === undefined ? randomInt(limit) : first % limit;
+      for (let i = 0; i < Math.min(QUICK_TRIES, limit); i++) {
+        const slot = (start + i) % limit;
+        if (claim(slot)) yield this.slot(principal, slot);
+      }
+      // A slot that could not be looked at counts as held; Temporal not answering is no refusal.
+      const failures: unknown[] = [];
+      let passedOver = false;
+      for (let from = 0; from < limit; from += LOOK_BATCH) {
+        const batch = Array.from(
+          { length: Math.min(LOOK_BATCH, limit - from) },
+          (_, i) => (start + from + i) % limit,
+        );
+        for (const slot of await this.freeSlots(principal, batch, failures)) {
+          if (claim(slot)) yield this.slot(principal, slot);
+          else passedOver = true;
+        }
+        const unavailable = failures.find(isTemporalUnavailable);
+        if (unavailable) throw unavailable;
+      }
+      if (this.fullUntil.size > 10_000) this.fullUntil.clear();
+      // Full only when every slot was seen held: a slot another start was trying may stay free.
+      if (failures.length === 0 && !passedOver) this.fullUntil.set(principal, now + FULL_FOR_MS);
+      throw new RunningTaskLimitError(principal, limit, limit);
+    } finally {
+      this.release(principal, mine);
     }
-    if (this.fullUntil.size > 10_000) this.fullUntil.clear();
-    if (failures.length === 0) this.fullUntil.set(principal, now + FULL_FOR_MS);
-    throw new RunningTaskLimitError(principal, limit, limit);
+  }
+
+  /** Another start of `principal` may try `slot` now. */
+  private release(principal: string, slot: number | undefined): void {
+    const trying = this.trying.get(principal);
+    if (slot === undefined || !trying) return;
+    trying.delete(slot);
+    if (trying.size === 0) this.trying.delete(principal);
   }
 
   private slot(principal: string, slot: number): Slot {

@@ -21,7 +21,9 @@ import {
   NotStartedError,
   StartRefusedError,
   StartUnconfirmedError,
+  TemporalUnreachableError,
 } from './errors.ts';
+import { type FairnessWeights, runPriority } from './fairness.ts';
 import { KeyedStarts } from './keyed-start.ts';
 import { MCP_TASK_ID, MCP_TASK_STATUS, type OptionalAttributes } from './optional-attributes.ts';
 import { MCP_PRINCIPAL, MCP_TOOL, principalKeyword, type RunMemo } from './run-memo.ts';
@@ -37,6 +39,7 @@ import {
   slotTaskId,
 } from './task-ids.ts';
 import type { RunViews } from './view.ts';
+import type { StartRate } from './principal-limits.ts';
 
 /** A run to start for a catalog tool. */
 export interface StartRequest {
@@ -49,6 +52,8 @@ export interface StartRequest {
     progressForm?: 'published' | 'query';
     /** Temporal's execution timeout of the run: no run holds its slot of the cap for ever. */
     maxDurationMs?: number;
+    /** Temporal's priority key of the tool's runs: 1 first, 5 last (fairness.ts). */
+    priority?: number;
   };
   /** The workflow's single argument. */
   input: unknown;
@@ -86,6 +91,10 @@ export interface StartDeps {
   slots?: RunningTaskSlots;
   /** Whether runs may carry McpTaskId, and those that publish their progress McpTaskStatus. */
   optionalAttributes: OptionalAttributes;
+  /** Starts per second per principal (principal-limits.ts). */
+  rate?: StartRate;
+  /** Fairness weights per principal (fairness.ts). */
+  fairnessWeights?: FairnessWeights;
 }
 
 /** One start: the request, for whom, under which task key and workflow id, with the arguments as the memo keeps them. */
@@ -116,9 +125,17 @@ export class RunStarts {
     this.keyedStarts = new KeyedStarts(deps);
   }
 
-  /** Starts a run; resolves once the start is durable. */
+  /**
+   * Starts a run; resolves once the start is durable. Past the principal's starts per second it is
+   * refused before anything is sent (StartRateLimitError).
+   */
   run(request: StartRequest, caller: Caller): Promise<StartedRun> {
-    const { calls } = this.deps;
+    const { calls, rate } = this.deps;
+    try {
+      rate?.take(caller.principal);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return calls.sharingDeadline(calls.options.callTimeoutMs, () =>
       request.idempotencyKey === undefined
         ? this.startNew(request, caller)
@@ -138,7 +155,6 @@ export class RunStarts {
     const taskKey = key?.id ?? newTaskId(serverSecret, principal, request.tool.idPrefix);
     if (!slots) return this.confirmed({ request, caller, taskKey, workflowId: taskKey, kept });
     const keyed = key === undefined ? undefined : keyedSlotStart(serverSecret, key.id);
-    const done = await slots.turn(principal);
     try {
       for await (const { slot, workflowId } of slots.toTry(principal, keyed?.first)) {
         const requestId = keyed?.requestId(slot);
@@ -153,10 +169,9 @@ export class RunStarts {
       throw new Error('the slots to try ended without a refusal');
     } catch (err) {
       // Temporal did not answer while the slots were looked at (not a start of ours): nothing was started.
-      const looking = isTemporalUnavailable(err) && !(err instanceof StartUnconfirmedError);
+      const looking =
+        isTemporalUnavailable(err) && !(err instanceof StartUnconfirmedError || err instanceof NotStartedError);
       throw looking ? new NotStartedError(taskKey, err) : err;
-    } finally {
-      done();
     }
   }
 
@@ -177,6 +192,8 @@ export class RunStarts {
       const { serverSecret } = this.deps;
       const { taskKey, slot, caller } = start;
       const taskId = slot === undefined ? taskKey : slotTaskId(serverSecret, caller.principal, taskKey, slot);
+      // The connection was refused before the start could be sent: no run, nothing to look for.
+      if (err instanceof TemporalUnreachableError && !err.sent) throw new NotStartedError(taskId, err);
       // Every call of the look shares its deadline.
       const look = () => calls.sharingDeadline(lookMs, () => views.owned(taskId, caller));
       const found = await calls.ownDeadline(look).catch(() => undefined);
@@ -255,6 +272,7 @@ export class RunStarts {
           staticDetails: runDetails({ ...memo, origin: caller.origin }),
           ...idPolicies(slot !== undefined, conflictPolicy),
           ...(tool.maxDurationMs ? { workflowExecutionTimeout: tool.maxDurationMs } : {}),
+          priority: runPriority(caller.principal, this.deps.fairnessWeights, tool.priority),
           ...(requestId ? { [START_OPTIONS]: { requestId } } : {}),
         }),
       );

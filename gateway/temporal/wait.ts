@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import { type WaitOutcome, waitSeconds } from '../shared/metrics.ts';
 import { annotateSpan, inSpan, tracing } from '../shared/tracing.ts';
 import { type TemporalCalls, timed } from './client.ts';
+import { WaitCounts } from './principal-limits.ts';
 import { RunHistoryFeed, untilAborted } from './run-changes.ts';
 import { completedState, type ExecutionState, type RunRef, stateFromResultError } from './run-state.ts';
 
@@ -45,7 +46,18 @@ export interface WaitSignals {
 }
 
 export class RunWaits {
-  constructor(private readonly calls: TemporalCalls) {}
+  constructor(
+    private readonly calls: TemporalCalls,
+    private readonly counts = new WaitCounts(0),
+  ) {}
+
+  /**
+   * Holds one of `principal`'s concurrent waits until the function returned is called; throws
+   * WaitLimitError at the bound (principal-limits.ts). Taken before a call does anything it waits on.
+   */
+  reserve(principal: string): () => void {
+    return this.counts.reserve(principal);
+  }
 
   /** The run's history followed from now (run-changes.ts), until `signal` aborts. */
   changes(run: RunRef, signal: AbortSignal): RunHistoryFeed {
