@@ -23,6 +23,7 @@ import type { ToolDefinition } from './mcp/tool-definition.ts';
 import type { GatewaySettings } from './settings/index.ts';
 import { renderMetrics } from './shared/metrics.ts';
 import type { TemporalBackend } from './temporal/backend.ts';
+import { fairnessNote } from './temporal/fairness.ts';
 import { missingAttributeMessages } from './temporal/optional-attributes.ts';
 
 export interface GatewayRoutesOptions {
@@ -110,7 +111,8 @@ function probes(app: FastifyInstance, settings: GatewaySettings, backend: Tempor
 
 /**
  * Says once, the first time Temporal answers the readiness check, which optional search attributes
- * the namespace lacks (asked only of a Temporal that is up: nothing is left pending at a close).
+ * the namespace lacks, and whether the server cannot share workers fairly (asked only of a Temporal
+ * that is up: nothing is left pending at a close).
  */
 function tellMissingAttributes(app: FastifyInstance, backend: TemporalBackend): true {
   void backend.optionalAttributes.look().then((registered) => {
@@ -119,6 +121,10 @@ function tellMissingAttributes(app: FastifyInstance, backend: TemporalBackend): 
       : [])
       app.log.warn(`gateway: ${line}`);
   });
+  void fairnessNote(backend.calls).then(
+    (line) => line && app.log.warn(`gateway: ${line}`),
+    () => {},
+  );
   return true;
 }
 

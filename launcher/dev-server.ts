@@ -14,6 +14,9 @@ export const SEARCH_ATTRIBUTES = {
   McpTaskId: 'Keyword',
 } as const;
 
+/** What the dev server needs to share a task queue fairly between fairness keys (Temporal 1.29+). */
+const FAIRNESS_ARGS = ['--dynamic-config-value', 'matching.enableFairness=true'];
+
 export interface DevServerOptions {
   /** The Temporal CLI binary (default: the one requireTemporalCli finds). */
   cli?: string;
@@ -35,6 +38,11 @@ export interface DevServerOptions {
   stdio?: 'ignore' | 'inherit' | 'pipe';
   /** Receives the server's output as it comes (stdout and stderr); overrides `stdio`. */
   onOutput?: (chunk: Buffer) => void;
+  /**
+   * Task-queue fairness (`matching.enableFairness`, off by default in Temporal): workers serve the
+   * principals' runs in turn by fairness key, not in arrival order. On unless false.
+   */
+  fairness?: boolean;
   /**
    * Runs the server in its own process group, so a Ctrl-C in the terminal reaches only the parent,
    * which can then stop its other children before the server.
@@ -73,6 +81,7 @@ export class DevServer {
       args.push('--ui-port', String(options.uiPort));
       if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
     }
+    if (options.fairness !== false) args.push(...FAIRNESS_ARGS);
     for (const [name, type] of Object.entries(options.searchAttributes ?? SEARCH_ATTRIBUTES))
       args.push('--search-attribute', `${name}=${type}`);
     const child = spawn(options.cli ?? requireTemporalCli(), args, {

@@ -55,6 +55,7 @@ const CATALOG_FILE_SCHEMA: JsonSchema = {
           annotations: { type: 'object' },
           waitBudgetMs: { type: 'integer', minimum: 0, maximum: 600_000 },
           maxDurationMs: { type: 'integer', minimum: MIN_MAX_DURATION_MS, maximum: MAX_MAX_DURATION_MS },
+          priority: { type: 'integer', minimum: 1, maximum: 5 },
           idempotencyKeyArgument: nonEmpty,
           progressQuery: nonEmpty,
           progressForm: { enum: ['published', 'query'] },

@@ -31,6 +31,8 @@ export interface CatalogTool {
   waitBudgetMs: number;
   /** Longest one of its runs may last (Temporal's execution timeout): then it is timed out, freeing its slot. */
   maxDurationMs: number;
+  /** Temporal's priority key of its runs, 1 (first) to 5 (last); Temporal's default, 3, when absent. */
+  priority?: number;
   idempotencyKeyArgument?: string;
   progressQuery?: string;
   /**
@@ -185,6 +187,7 @@ export function catalogTool(
     ...(raw.annotations ? { annotations: raw.annotations } : {}),
     waitBudgetMs: raw.waitBudgetMs ?? defaults.waitBudgetMs,
     maxDurationMs: raw.maxDurationMs ?? DEFAULT_MAX_DURATION_MS,
+    ...(raw.priority === undefined ? {} : { priority: raw.priority }),
     ...(key ? { idempotencyKeyArgument: key } : {}),
     ...(raw.progressQuery ? { progressQuery: raw.progressQuery } : {}),
     progressForm: raw.progressForm ?? 'query',

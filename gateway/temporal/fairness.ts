@@ -13,13 +13,13 @@ const MAX_KEY_BYTES = 64;
 /** Weights per principal (MCP_FAIRNESS_WEIGHTS); a principal not named has Temporal's default, 1. */
 export type FairnessWeights = ReadonlyMap<string, number>;
 
+type Priority = NonNullable<WorkflowStartOptions['priority']>;
+
 /**
  * The priority of a run `principal` starts: its fairness key is the principal (a SHA-256 hex digest
  * when longer than 64 bytes), with its weight when the settings give one, and `priorityKey` the
  * tool's priority (1 first, 5 last; Temporal's default, 3, when the catalog gives none).
  */
-type Priority = NonNullable<WorkflowStartOptions['priority']>;
-
 export function runPriority(principal: string, weights?: FairnessWeights, priorityKey?: number): Priority {
   const weight = weights?.get(principal);
   return {
@@ -35,23 +35,24 @@ function fairnessKey(principal: string): string {
     : createHash('sha256').update(principal).digest('hex');
 }
 
+/** The first Temporal release whose matching service shares a task queue by fairness key. */
+const FAIRNESS_SINCE = [1, 29] as const;
+
 /**
- * Whether the task queue dispatches by fairness key: the server's answer for `taskQueue`'s config
- * (Temporal 1.29+ answers it; fairness itself is the dynamic config `matching.enableFairness`, which
- * the API does not tell). Resolves to a line for the log when fairness cannot be told to be there,
- * undefined when the server knows task-queue fairness.
+ * A line for the log when the server cannot share workers by fairness key (older than 1.29: the
+ * keys are ignored, dispatch stays first come, first served); undefined otherwise, or when Temporal
+ * does not say its version. Whether 1.29+ has `matching.enableFairness` on is dynamic config, which
+ * the API does not tell.
  */
-export async function fairnessNote(calls: TemporalCalls, taskQueue: string): Promise<string | undefined> {
-  const { namespace } = calls.options;
-  try {
-    const info = await calls.call(() =>
-      calls.client.workflowService.getSystemInfo({}),
-    );
-    void info;
-    void namespace;
-    void taskQueue;
-    return undefined;
-  } catch (err) {
-    return `fairness: could not ask Temporal whether it shares workers fairly (${(err as Error).message})`;
-  }
+export async function fairnessNote(calls: TemporalCalls): Promise<string | undefined> {
+  const { serverVersion } = await calls.call(() => calls.client.workflowService.getSystemInfo({}));
+  const [major, minor] = (serverVersion ?? '').split('.').map(Number);
+  if (major === undefined || minor === undefined || Number.isNaN(major) || Number.isNaN(minor)) return undefined;
+  const [sinceMajor, sinceMinor] = FAIRNESS_SINCE;
+  if (major > sinceMajor || (major === sinceMajor && minor >= sinceMinor)) return undefined;
+  return (
+    `Temporal ${serverVersion} has no task-queue fairness (${sinceMajor}.${sinceMinor}+ with the dynamic config ` +
+    'matching.enableFairness=true): runs work as before, but one principal\'s flood of runs is served ahead of ' +
+    "another principal's short call"
+  );
 }

@@ -314,6 +314,7 @@ describe('docker-compose.yml', () => {
     assert.deepEqual(command.slice(0, 2), ['server', 'start-dev']);
     assert.equal(flagValue(command, '--ip'), '0.0.0.0');
     assert.equal(command.includes('--headless'), false, 'the Web UI is served');
+    assert.equal(flagValue(command, '--dynamic-config-value'), 'matching.enableFairness=true', 'fairness on');
   });
 
   test('temporal: its database lives on a named volume', async () => {
