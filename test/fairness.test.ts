@@ -1,0 +1,64 @@
+// Tenants share the worker fairly: on a dev server with task-queue fairness (as npm start runs it),
+// while alice's flood of long calls fills the mining worker and its queue, bob's short call completes
+// within 5 s and within 10 times its time alone; on a server without fairness the same call does not
+// (it waits behind alice's backlog, first come, first served). Prints the figures.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { flood, type NoisyStack, shortCall, startNoisyStack } from './support/noisy-neighbour.ts';
+
+/** Alice's flood: long calls (a few seconds of the worker's each), far more than its 8 slots. */
+const FLOOD = { calls: 60, difficulty: 23, blocks: 3, backlog: 40 };
+/** Bob's call alone, this many times (the median is his time alone). */
+const ALONE = 3;
+const BOUND_MS = 5_000;
+const RATIO = 10;
+
+const figures: string[] = [];
+let stack: NoisyStack | undefined;
+
+after(async () => {
+  await stack?.stop();
+  console.log(`fairness figures:\n${figures.map((f) => `  ${f}`).join('\n')}`);
+});
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+/** Bob's median time alone, then his call's time while alice floods (undefined: not within the bound). */
+async function side(fairness: boolean) {
+  stack = await startNoisyStack(fairness);
+  try {
+    // The first call warms the worker and the gateway up.
+    assert.ok((await shortCall(stack, 60_000)) !== undefined, "bob's first call completes");
+    const alone: number[] = [];
+    for (let i = 0; i < ALONE; i++) {
+      const ms = await shortCall(stack, 30_000);
+      assert.ok(ms !== undefined, "bob's call alone completes");
+      alone.push(ms);
+    }
+    const aloneMs = median(alone);
+    const bound = Math.min(BOUND_MS, RATIO * aloneMs);
+    const flooded = performance.now();
+    await flood(stack, FLOOD);
+    const floodMs = Math.round(performance.now() - flooded);
+    const during = await shortCall(stack, bound);
+    figures.push(
+      `fairness ${fairness ? 'on ' : 'off'}: bob alone ${alone.join(' / ')} ms (median ${aloneMs}); alice's ` +
+        `${FLOOD.calls} calls started and backlogged in ${floodMs} ms; bob during the flood ` +
+        `${during === undefined ? `not done within ${bound} ms` : `${during} ms (${(during / aloneMs).toFixed(1)}x alone)`}`,
+    );
+    return { aloneMs, bound, during };
+  } finally {
+    await stack.stop();
+    stack = undefined;
+  }
+}
+
+test("with fairness on, bob's short call during alice's flood completes within 5 s and 10x his time alone", async () => {
+  const { during, bound } = await side(true);
+  assert.ok(during !== undefined, `bob's call not done within ${bound} ms while alice floods`);
+});
+
+test('with fairness off, the same call waits behind the flood past that bound', async () => {
+  const { during, bound } = await side(false);
+  assert.equal(during, undefined, `bob's call done in ${during} ms, within ${bound} ms, without fairness`);
+});

@@ -1,0 +1,120 @@
+// Two tenants on one mining worker, for the fairness test and the bench's `noisy` part: a dev server
+// of its own (fairness on or off), the worker, and a gateway where alice and bob each have a token.
+// Alice floods the queue with long calls; bob's short call is timed from its tools/call to its result.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { pollUntil } from '../../common/poll.ts';
+import { DevServer } from '../../launcher/dev-server.ts';
+import { startGateway, type TestGateway, taskHandle } from './gateway-server.ts';
+import { rpc, TASKS_CLIENT } from './mcp-http.ts';
+import { startWorker, type WorkerProcess } from './worker-process.ts';
+
+const QUEUE = 'noisy-neighbour';
+const TOKENS = { alice: 'alice-token-0123456789abcdef', bob: 'bob-token-0123456789abcdef01' } as const;
+type Tenant = keyof typeof TOKENS;
+
+/** Bob's short call: one easy block. */
+export const SHORT_CALL = { difficulty: 8, blocks: 1 } as const;
+
+export interface NoisyStack {
+  fairness: boolean;
+  gateway: TestGateway;
+  client: Client;
+  stop(): Promise<void>;
+}
+
+/** A dev server with fairness on or off, the worker and a gateway on it. */
+export async function startNoisyStack(fairness: boolean): Promise<NoisyStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'noisy-'));
+  const stops: (() => Promise<unknown>)[] = [async () => rmSync(dataDir, { recursive: true, force: true })];
+  const stop = async () => {
+    for (const step of stops) await step().catch(() => {});
+  };
+  try {
+    const server = await DevServer.start({ dbFilename: join(dataDir, 'temporal.db'), fairness });
+    stops.unshift(() => server.stop());
+    const connection = await Connection.connect({ address: server.address });
+    stops.unshift(() => connection.close());
+    const worker: WorkerProcess = startWorker({ TEMPORAL_ADDRESS: server.address, TEMPORAL_TASK_QUEUE: QUEUE });
+    stops.unshift(() => worker.stop());
+    const gateway = await startGateway({
+      temporalAddress: server.address,
+      taskQueue: QUEUE,
+      waitBudgetMs: 0,
+      env: {
+        MCP_AUTH_TOKENS: Object.entries(TOKENS)
+          .map(([principal, token]) => `${principal}:${token}`)
+          .join(','),
+        // The flood is sent at once: no bound on starts per second here.
+        MCP_MAX_STARTS_PER_SECOND: '0',
+      },
+    });
+    stops.unshift(() => gateway.close());
+    await worker.ready;
+    return { fairness, gateway, client: new Client({ connection }), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Starts a mining call as `tenant`; resolves with its task id. */
+async function startCall(stack: NoisyStack, tenant: Tenant, args: Record<string, unknown>): Promise<string> {
+  const answer = await rpc(
+    stack.gateway.url,
+    'tools/call',
+    { name: 'start_mining', arguments: args },
+    TASKS_CLIENT,
+    { authorization: `Bearer ${TOKENS[tenant]}` },
+  );
+  const taskId = answer.result?.taskId;
+  if (typeof taskId !== 'string') throw new Error(`${tenant}'s call was not started: ${JSON.stringify(answer)}`);
+  return taskId;
+}
+
+/**
+ * Bob's short call: ms from its tools/call to its result, or undefined when it has not come within
+ * `boundMs` (the run is left to the stack's stop).
+ */
+export async function shortCall(stack: NoisyStack, boundMs: number): Promise<number | undefined> {
+  const sent = performance.now();
+  const taskId = await startCall(stack, 'bob', { ...SHORT_CALL, data: `bob ${sent}` });
+  // Ended at the bound: a long poll left open would be retried on a connection the stack closes.
+  const bound = AbortSignal.timeout(Math.max(1, Math.round(boundMs - (performance.now() - sent))));
+  const handle = taskHandle(stack.client, 'bob', taskId);
+  try {
+    await stack.client.withAbortSignal(bound, () => handle.result());
+    return Math.round(performance.now() - sent);
+  } catch (err) {
+    if (bound.aborted) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Alice's flood: `calls` long calls sent at once, every one started; resolves once the worker's
+ * activity queue holds a backlog of at least `backlog` of them (its slots all busy).
+ */
+export async function flood(
+  stack: NoisyStack,
+  options: { calls: number; difficulty: number; blocks: number; backlog: number },
+): Promise<void> {
+  const { calls, difficulty, blocks } = options;
+  await Promise.all(
+    Array.from({ length: calls }, (_, i) => startCall(stack, 'alice', { difficulty, blocks, data: `alice ${i}` })),
+  );
+  await pollUntil(
+    async () => {
+      const described = await stack.client.workflowService.describeTaskQueue({
+        namespace: 'default',
+        taskQueue: { name: QUEUE, kind: 1 },
+        taskQueueType: 2, // activity
+        reportStats: true,
+      });
+      return Number(described.stats?.approximateBacklogCount ?? 0) >= options.backlog ? true : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
+}
