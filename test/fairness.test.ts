@@ -1,15 +1,22 @@
 // Tenants share the worker fairly: on a dev server with task-queue fairness (as npm start runs it),
 // while alice's flood of long calls fills the mining worker and its queue, bob's short call completes
-// within 5 s and within 10 times its time alone; on a server without fairness the same call does not
-// (it waits behind alice's backlog, first come, first served). Prints the figures.
+// within 5 s and within 10 times its time alone (the median of three); on a server without fairness
+// the same call does not (it waits behind alice's backlog, first come, first served). Prints the
+// figures.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { flood, type NoisyStack, shortCall, startNoisyStack } from './support/noisy-neighbour.ts';
 
-/** Alice's flood: long calls (a few seconds of the worker's each), far more than its 8 slots. */
-const FLOOD = { calls: 60, difficulty: 23, blocks: 3, backlog: 40 };
+/**
+ * Alice's flood: 60 long calls, each of many blocks, against the worker's 8 activity slots. Each run
+ * mines one block at a time, so 52 blocks wait in the queue for as long as the flood lasts. Fairness
+ * cannot stop a block that runs: bob waits for the next slot to free, so the blocks are short.
+ */
+const FLOOD = { calls: 60, difficulty: 20, blocks: 20, backlog: 40 };
 /** Bob's call alone, this many times (the median is his time alone). */
 const ALONE = 3;
+/** Bob's calls during the flood, one after the other (the median is compared with the bound). */
+const DURING = 3;
 const BOUND_MS = 5_000;
 const RATIO = 10;
 
@@ -21,7 +28,8 @@ after(async () => {
   console.log(`fairness figures:\n${figures.map((f) => `  ${f}`).join('\n')}`);
 });
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 /** Bob's median time alone, then his call's time while alice floods (undefined: not within the bound). */
 async function side(fairness: boolean) {
@@ -40,11 +48,17 @@ async function side(fairness: boolean) {
     const flooded = performance.now();
     await flood(stack, FLOOD);
     const floodMs = Math.round(performance.now() - flooded);
-    const during = await shortCall(stack, bound);
+    const calls: (number | undefined)[] = [];
+    for (let i = 0; i < DURING; i++) calls.push(await shortCall(stack, bound));
+    // Not done within the bound counts as longer than any that was.
+    const sorted = [...calls].sort((a, b) => (a ?? Number.POSITIVE_INFINITY) - (b ?? Number.POSITIVE_INFINITY));
+    const during = sorted[Math.floor(sorted.length / 2)];
+    const said = (ms: number | undefined) => (ms === undefined ? `>${bound}` : String(ms));
     figures.push(
       `fairness ${fairness ? 'on ' : 'off'}: bob alone ${alone.join(' / ')} ms (median ${aloneMs}); alice's ` +
         `${FLOOD.calls} calls started and backlogged in ${floodMs} ms; bob during the flood ` +
-        `${during === undefined ? `not done within ${bound} ms` : `${during} ms (${(during / aloneMs).toFixed(1)}x alone)`}`,
+        `${calls.map(said).join(' / ')} ms, median ${said(during)} ms` +
+        `${during === undefined ? '' : ` (${(during / aloneMs).toFixed(1)}x alone)`}; bound ${bound} ms`,
     );
     return { aloneMs, bound, during };
   } finally {

@@ -379,3 +379,85 @@ test('a keyed start whose first slot was busy, then freed, and whose record was 
   );
   await temporal.client.workflow.getHandle(first.run.workflowId, first.run.runId).terminate('done');
 });
+
+test('60 starts of one principal at once: each starts or is refused within 2 s, retryably; the cap holds exactly', async () => {
+  const token = 'burst-token-0123456789abcdef';
+  const taskQueue = `nobody-burst-${process.pid}`;
+  const headers = { authorization: `Bearer ${token}` };
+  const burst = async (env: Record<string, string>, principal: string) => {
+    const gateway = await startGateway({
+      temporalAddress: temporal.address,
+      temporalNamespace: temporal.namespace,
+      taskQueue,
+      waitBudgetMs: 0,
+      env: { MCP_AUTH_TOKENS: `${principal}:${token}`, ...env },
+    });
+    try {
+      const call = async (i: number) => {
+        const sent = performance.now();
+        const args = { difficulty: 1, blocks: 1, data: `burst ${i}` };
+        const answer = await rpc(
+          gateway.url,
+          'tools/call',
+          { name: 'start_mining', arguments: args },
+          TASKS_CLIENT,
+          headers,
+        );
+        return { answer, ms: Math.round(performance.now() - sent) };
+      };
+      return await Promise.all(Array.from({ length: 60 }, (_, i) => call(i)));
+    } finally {
+      await gateway.close();
+    }
+  };
+  const reasonOf = (answer: { error?: { data?: unknown } }) =>
+    (answer.error?.data as { reason?: string } | undefined)?.reason;
+  const summary = (calls: Awaited<ReturnType<typeof burst>>) => {
+    const times = calls.map((c) => c.ms).sort((a, b) => a - b);
+    const refused = new Map<string, number>();
+    for (const { answer } of calls) {
+      const reason = reasonOf(answer);
+      if (reason) refused.set(reason, (refused.get(reason) ?? 0) + 1);
+    }
+    const started = calls.filter((c) => c.answer.result?.taskId).length;
+    return { started, refused, median: times[30], max: times[59] as number };
+  };
+  const running = async (principal: string, limit: number) => {
+    const slots = Array.from({ length: limit }, (_, i) => `"${slotWorkflowId(SECRET, principal, i)}"`);
+    return (
+      await temporal.client.workflow.count(
+        `WorkflowId IN (${slots.join(', ')}) AND ExecutionStatus = "Running"`,
+      )
+    ).count;
+  };
+  // As deployed: a cap of 100, at most 50 starts a second.
+  const asDeployed = summary(await burst({ MCP_MAX_RUNNING_TASKS: '100' }, 'burst'));
+  // A cap below the burst, no rate bound: the cap alone refuses.
+  const capped = summary(
+    await burst({ MCP_MAX_RUNNING_TASKS: '40', MCP_MAX_STARTS_PER_SECOND: '0' }, 'capped'),
+  );
+  console.log(
+    `burst of 60: as deployed ${asDeployed.started} started, refused ${JSON.stringify([...asDeployed.refused])}, ` +
+      `median ${asDeployed.median} ms, max ${asDeployed.max} ms; under a cap of 40 ${capped.started} started, ` +
+      `refused ${JSON.stringify([...capped.refused])}, median ${capped.median} ms, max ${capped.max} ms`,
+  );
+  for (const side of [asDeployed, capped]) {
+    assert.ok(side.max < 2_000, `every start answered within 2 s (max ${side.max} ms)`);
+    for (const reason of side.refused.keys())
+      assert.ok(['start_rate_limit', 'running_task_limit'].includes(reason), `refused as ${reason}`);
+  }
+  assert.equal(asDeployed.started + (asDeployed.refused.get('start_rate_limit') ?? 0), 60);
+  assert.ok(asDeployed.started >= 50, `a second's worth of starts all start (${asDeployed.started})`);
+  assert.equal(capped.started, 40, 'the cap of 40 is reached, no more');
+  assert.equal(capped.refused.get('running_task_limit'), 20);
+  await eventually(
+    async () => ((await running('capped', 40)) === 40 ? true : undefined),
+    10_000,
+    '40 runs to hold the 40 slots',
+  );
+  await eventually(
+    async () => ((await running('burst', 100)) === asDeployed.started ? true : undefined),
+    10_000,
+    'every started run to be Running',
+  );
+});

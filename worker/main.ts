@@ -43,6 +43,9 @@ async function main(): Promise<void> {
       // UI with the key id), never the process, and is never read as plaintext.
       ...(settings.codec ? { dataConverter: { payloadCodecs: [settings.codec] } } : {}),
       maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
+      // No eager activities: a slot freed by a block would go straight to the next block of the same
+      // run, past the task queue and its fairness, and one principal's flood would keep every slot.
+      maxEagerActivityReservationsPerWorkflowTask: 0,
       // Heartbeats leave at most once a second, so a cancellation reaches a block within ~1 s.
       maxHeartbeatThrottleInterval: '1s',
       shutdownGraceTime: '10s',

@@ -47,12 +47,13 @@ const FAIRNESS_SINCE = [1, 29] as const;
 export async function fairnessNote(calls: TemporalCalls): Promise<string | undefined> {
   const { serverVersion } = await calls.call(() => calls.client.workflowService.getSystemInfo({}));
   const [major, minor] = (serverVersion ?? '').split('.').map(Number);
-  if (major === undefined || minor === undefined || Number.isNaN(major) || Number.isNaN(minor)) return undefined;
+  if (major === undefined || minor === undefined || Number.isNaN(major) || Number.isNaN(minor))
+    return undefined;
   const [sinceMajor, sinceMinor] = FAIRNESS_SINCE;
   if (major > sinceMajor || (major === sinceMajor && minor >= sinceMinor)) return undefined;
   return (
     `Temporal ${serverVersion} has no task-queue fairness (${sinceMajor}.${sinceMinor}+ with the dynamic config ` +
-    'matching.enableFairness=true): runs work as before, but one principal\'s flood of runs is served ahead of ' +
+    "matching.enableFairness=true): runs work as before, but one principal's flood of runs is served ahead of " +
     "another principal's short call"
   );
 }

@@ -26,6 +26,7 @@ import {
 import { type FairnessWeights, runPriority } from './fairness.ts';
 import { KeyedStarts } from './keyed-start.ts';
 import { MCP_TASK_ID, MCP_TASK_STATUS, type OptionalAttributes } from './optional-attributes.ts';
+import type { StartRate } from './principal-limits.ts';
 import { MCP_PRINCIPAL, MCP_TOOL, principalKeyword, type RunMemo } from './run-memo.ts';
 import type { RunRef } from './run-state.ts';
 import { runDetails, runSummary } from './run-texts.ts';
@@ -39,7 +40,6 @@ import {
   slotTaskId,
 } from './task-ids.ts';
 import type { RunViews } from './view.ts';
-import type { StartRate } from './principal-limits.ts';
 
 /** A run to start for a catalog tool. */
 export interface StartRequest {
@@ -170,7 +170,8 @@ export class RunStarts {
     } catch (err) {
       // Temporal did not answer while the slots were looked at (not a start of ours): nothing was started.
       const looking =
-        isTemporalUnavailable(err) && !(err instanceof StartUnconfirmedError || err instanceof NotStartedError);
+        isTemporalUnavailable(err) &&
+        !(err instanceof StartUnconfirmedError || err instanceof NotStartedError);
       throw looking ? new NotStartedError(taskKey, err) : err;
     }
   }

@@ -37,12 +37,17 @@ export async function startNoisyStack(fairness: boolean): Promise<NoisyStack> {
     stops.unshift(() => server.stop());
     const connection = await Connection.connect({ address: server.address });
     stops.unshift(() => connection.close());
-    const worker: WorkerProcess = startWorker({ TEMPORAL_ADDRESS: server.address, TEMPORAL_TASK_QUEUE: QUEUE });
+    const worker: WorkerProcess = startWorker({
+      TEMPORAL_ADDRESS: server.address,
+      TEMPORAL_TASK_QUEUE: QUEUE,
+    });
     stops.unshift(() => worker.stop());
     const gateway = await startGateway({
       temporalAddress: server.address,
       taskQueue: QUEUE,
       waitBudgetMs: 0,
+      // The deployed call deadline: a loaded machine answers a flood's starts slowly, not never.
+      temporalTimeoutMs: 10_000,
       env: {
         MCP_AUTH_TOKENS: Object.entries(TOKENS)
           .map(([principal, token]) => `${principal}:${token}`)
@@ -70,7 +75,8 @@ async function startCall(stack: NoisyStack, tenant: Tenant, args: Record<string,
     { authorization: `Bearer ${TOKENS[tenant]}` },
   );
   const taskId = answer.result?.taskId;
-  if (typeof taskId !== 'string') throw new Error(`${tenant}'s call was not started: ${JSON.stringify(answer)}`);
+  if (typeof taskId !== 'string')
+    throw new Error(`${tenant}'s call was not started: ${JSON.stringify(answer)}`);
   return taskId;
 }
 
@@ -103,7 +109,9 @@ export async function flood(
 ): Promise<void> {
   const { calls, difficulty, blocks } = options;
   await Promise.all(
-    Array.from({ length: calls }, (_, i) => startCall(stack, 'alice', { difficulty, blocks, data: `alice ${i}` })),
+    Array.from({ length: calls }, (_, i) =>
+      startCall(stack, 'alice', { difficulty, blocks, data: `alice ${i}` }),
+    ),
   );
   await pollUntil(
     async () => {
