@@ -51,7 +51,9 @@ async function side(fairness: boolean) {
     const calls: (number | undefined)[] = [];
     for (let i = 0; i < DURING; i++) calls.push(await shortCall(stack, bound));
     // Not done within the bound counts as longer than any that was.
-    const sorted = [...calls].sort((a, b) => (a ?? Number.POSITIVE_INFINITY) - (b ?? Number.POSITIVE_INFINITY));
+    const sorted = [...calls].sort(
+      (a, b) => (a ?? Number.POSITIVE_INFINITY) - (b ?? Number.POSITIVE_INFINITY),
+    );
     const during = sorted[Math.floor(sorted.length / 2)];
     const said = (ms: number | undefined) => (ms === undefined ? `>${bound}` : String(ms));
     figures.push(

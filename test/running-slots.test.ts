@@ -380,6 +380,9 @@ test('a keyed start whose first slot was busy, then freed, and whose record was 
   await temporal.client.workflow.getHandle(first.run.workflowId, first.run.runId).terminate('done');
 });
 
+// Within 2 s, or 2.5 times what Temporal itself takes for 60 plain starts at once (a loaded
+// machine's dev server may take longer than 2 s for them; each start through the gateway is an MCP
+// request too). Before starts stopped waiting their turn, 38 of 60 waited out the 10 s deadline.
 test('60 starts of one principal at once: each starts or is refused within 2 s, retryably; the cap holds exactly', async () => {
   const token = 'burst-token-0123456789abcdef';
   const taskQueue = `nobody-burst-${process.pid}`;
@@ -390,6 +393,8 @@ test('60 starts of one principal at once: each starts or is refused within 2 s, 
       temporalNamespace: temporal.namespace,
       taskQueue,
       waitBudgetMs: 0,
+      // The deployed call deadline.
+      temporalTimeoutMs: 10_000,
       env: { MCP_AUTH_TOKENS: `${principal}:${token}`, ...env },
     });
     try {
@@ -430,6 +435,20 @@ test('60 starts of one principal at once: each starts or is refused within 2 s, 
       )
     ).count;
   };
+  // Temporal's own time for the burst: 60 plain starts at once, for the bound on a loaded machine.
+  const raw = await Promise.all(
+    Array.from({ length: 60 }, async (_, i) => {
+      const sent = performance.now();
+      await temporal.client.workflow.start('idle', {
+        workflowId: `burst-raw-${process.pid}-${i}`,
+        taskQueue,
+        args: [],
+      });
+      return Math.round(performance.now() - sent);
+    }),
+  );
+  const rawMax = Math.max(...raw);
+  const boundMs = Math.max(2_000, Math.round(rawMax * 2.5));
   // As deployed: a cap of 100, at most 50 starts a second.
   const asDeployed = summary(await burst({ MCP_MAX_RUNNING_TASKS: '100' }, 'burst'));
   // A cap below the burst, no rate bound: the cap alone refuses.
@@ -437,12 +456,12 @@ test('60 starts of one principal at once: each starts or is refused within 2 s, 
     await burst({ MCP_MAX_RUNNING_TASKS: '40', MCP_MAX_STARTS_PER_SECOND: '0' }, 'capped'),
   );
   console.log(
-    `burst of 60: as deployed ${asDeployed.started} started, refused ${JSON.stringify([...asDeployed.refused])}, ` +
+    `burst of 60: Temporal alone max ${rawMax} ms; as deployed ${asDeployed.started} started, refused ${JSON.stringify([...asDeployed.refused])}, ` +
       `median ${asDeployed.median} ms, max ${asDeployed.max} ms; under a cap of 40 ${capped.started} started, ` +
       `refused ${JSON.stringify([...capped.refused])}, median ${capped.median} ms, max ${capped.max} ms`,
   );
   for (const side of [asDeployed, capped]) {
-    assert.ok(side.max < 2_000, `every start answered within 2 s (max ${side.max} ms)`);
+    assert.ok(side.max < boundMs, `every start answered within ${boundMs} ms (max ${side.max} ms)`);
     for (const reason of side.refused.keys())
       assert.ok(['start_rate_limit', 'running_task_limit'].includes(reason), `refused as ${reason}`);
   }

@@ -38,15 +38,31 @@ export interface Slot {
   workflowId: string;
 }
 
+/** What this replica knows of one principal's slots, to spread its concurrent starts over them. */
+interface Known {
+  /** Slots a start on this replica is trying now: another start of the principal passes over them. */
+  trying: Set<number>;
+  /** Slots last seen held (started here, refused, or so looked at): quick tries pass over them. */
+  held: Set<number>;
+}
+
+/** One look at a batch of slots: the free ones, and why any could not be looked at. */
+interface Look {
+  free: number[];
+  failures: unknown[];
+}
+
 export class RunningTaskSlots {
   /** principal → until when it was found full (this replica's memory only: a refusal is always safe). */
   private readonly fullUntil = new Map<string, number>();
   /**
-   * principal → the slots starts on this replica are trying now: a concurrent start of the same
-   * principal passes over them, so a burst spreads over the free slots instead of queuing or
-   * racing for one (two replicas may still race: Temporal refuses the second start of a slot).
+   * principal → what this replica knows of its slots. A burst of starts spreads over the free
+   * slots instead of racing for the same ones; two replicas may still race for one, and Temporal
+   * refuses the second start, so the knowledge is a hint and the cap holds without it.
    */
-  private readonly trying = new Map<string, Set<number>>();
+  private readonly known = new Map<string, Known>();
+  /** principal and batch → the look at it in progress (or just made): concurrent starts share it. */
+  private readonly looks = new Map<string, Promise<Look>>();
 
   constructor(
     private readonly client: Client,
@@ -54,62 +70,112 @@ export class RunningTaskSlots {
   ) {}
 
   /**
-   * The slots of `principal` to start in, in order: a few at random (from `first`, a keyed start's,
-   * when given), then those a look finds free, LOOK_BATCH described at a time; none another start
-   * on this replica is trying. The caller tries each until one takes the run (Temporal refuses a
-   * held one: WorkflowExecutionAlreadyStartedError). When none is left it throws
-   * RunningTaskLimitError, or Temporal's error when a look could not be made; once the principal is
-   * found full, its next starts are refused for FULL_FOR_MS without a call.
+   * The slots of `principal` to start in, in order: a few at random, then those a look finds free,
+   * LOOK_BATCH described at a time (a look concurrent starts share). A fresh start passes over the
+   * slots another start on this replica is trying or that were last seen held; a keyed one starts at
+   * `first` and passes over none (its retries meet its run under its request id). The caller tries
+   * each until one takes the run (Temporal refuses a held one: WorkflowExecutionAlreadyStartedError)
+   * and says so (`took`). When none is left it throws RunningTaskLimitError, or Temporal's error
+   * when a look could not be made; once the principal is found full, its next starts are refused
+   * for FULL_FOR_MS without a call.
    */
   async *toTry(principal: string, first?: number): AsyncGenerator<Slot> {
     const { limit } = this.options;
     const now = Date.now();
     if ((this.fullUntil.get(principal) ?? 0) > now) throw new RunningTaskLimitError(principal, limit, limit);
+    const known = this.knownOf(principal);
+    const spread = first === undefined;
     let mine: number | undefined;
-    /** Claims `slot` for this start while it is tried; false when another start is trying it. */
-    const claim = (slot: number) => {
-      this.release(principal, mine);
-      const trying = this.trying.get(principal) ?? new Set<number>();
-      mine = trying.has(slot) ? undefined : slot;
-      if (mine !== undefined) this.trying.set(principal, trying.add(mine));
-      return mine !== undefined;
+    /** Claims `slot` while this start tries it; false when it is to be passed over. */
+    const claim = (slot: number, quick: boolean) => {
+      this.release(known, mine);
+      mine = undefined;
+      if (spread && (known.trying.has(slot) || (quick && known.held.has(slot)))) return false;
+      mine = slot;
+      known.trying.add(slot);
+      return true;
     };
+    /** Resumed after a slot was yielded: Temporal refused it, it is held. */
+    const refused = () => mine !== undefined && known.held.add(mine);
     try {
       const start = first === undefined ? randomInt(limit) : first % limit;
-      for (let i = 0; i < Math.min(QUICK_TRIES, limit); i++) {
+      const quick = Math.min(QUICK_TRIES, limit);
+      for (let i = 0, tried = 0; i < Math.min(limit, QUICK_TRIES * 4) && tried < quick; i++) {
         const slot = (start + i) % limit;
-        if (claim(slot)) yield this.slot(principal, slot);
+        if (!claim(slot, true)) continue;
+        tried++;
+        yield this.slot(principal, slot);
+        refused();
       }
       // A slot that could not be looked at counts as held; Temporal not answering is no refusal.
-      const failures: unknown[] = [];
+      let failed = false;
       let passedOver = false;
-      for (let from = 0; from < limit; from += LOOK_BATCH) {
-        const batch = Array.from(
-          { length: Math.min(LOOK_BATCH, limit - from) },
-          (_, i) => (start + from + i) % limit,
-        );
-        for (const slot of await this.freeSlots(principal, batch, failures)) {
-          if (claim(slot)) yield this.slot(principal, slot);
-          else passedOver = true;
-        }
-        const unavailable = failures.find(isTemporalUnavailable);
+      // Batches of fixed bounds, from the one holding `start`: concurrent starts share their looks.
+      const batches = Math.ceil(limit / LOOK_BATCH);
+      for (let k = 0; k < batches; k++) {
+        const from = ((Math.floor(start / LOOK_BATCH) + k) % batches) * LOOK_BATCH;
+        const batch = Array.from({ length: Math.min(LOOK_BATCH, limit - from) }, (_, i) => from + i);
+        const look = await this.look(principal, batch);
+        const unavailable = look.failures.find(isTemporalUnavailable);
         if (unavailable) throw unavailable;
+        failed ||= look.failures.length > 0;
+        for (const slot of look.free) {
+          if (!claim(slot, false)) {
+            passedOver = true;
+            continue;
+          }
+          yield this.slot(principal, slot);
+          refused();
+        }
       }
       if (this.fullUntil.size > 10_000) this.fullUntil.clear();
       // Full only when every slot was seen held: a slot another start was trying may stay free.
-      if (failures.length === 0 && !passedOver) this.fullUntil.set(principal, now + FULL_FOR_MS);
+      if (!failed && !passedOver) this.fullUntil.set(principal, now + FULL_FOR_MS);
       throw new RunningTaskLimitError(principal, limit, limit);
     } finally {
-      this.release(principal, mine);
+      this.release(known, mine);
     }
   }
 
-  /** Another start of `principal` may try `slot` now. */
-  private release(principal: string, slot: number | undefined): void {
-    const trying = this.trying.get(principal);
-    if (slot === undefined || !trying) return;
-    trying.delete(slot);
-    if (trying.size === 0) this.trying.delete(principal);
+  /** A start took `slot` of `principal`'s: it is held now. */
+  took(principal: string, slot: number): void {
+    this.knownOf(principal).held.add(slot);
+  }
+
+  private knownOf(principal: string): Known {
+    let known = this.known.get(principal);
+    if (!known) {
+      if (this.known.size > 10_000) this.known.clear();
+      known = { trying: new Set(), held: new Set() };
+      this.known.set(principal, known);
+    }
+    return known;
+  }
+
+  private release(known: Known, slot: number | undefined): void {
+    if (slot !== undefined) known.trying.delete(slot);
+  }
+
+  /**
+   * The look at `slots` of `principal`'s, shared by the starts that ask while it is made; what it
+   * sees updates the slots known held.
+   */
+  private look(principal: string, slots: number[]): Promise<Look> {
+    const key = `${principal}\u0000${slots[0]}`;
+    let look = this.looks.get(key);
+    if (!look) {
+      const failures: unknown[] = [];
+      look = this.freeSlots(principal, slots, failures).then((free) => {
+        const known = this.knownOf(principal);
+        for (const slot of slots) known.held.add(slot);
+        for (const slot of free) known.held.delete(slot);
+        return { free, failures };
+      });
+      this.looks.set(key, look);
+      const forget = () => this.looks.delete(key);
+      look.then(forget, forget);
+    }
+    return look;
   }
 
   private slot(principal: string, slot: number): Slot {

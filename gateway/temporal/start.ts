@@ -164,7 +164,10 @@ export class RunStarts {
             if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
             throw err;
           });
-        if (started) return started;
+        if (started) {
+          slots.took(principal, slot);
+          return started;
+        }
       }
       throw new Error('the slots to try ended without a refusal');
     } catch (err) {
