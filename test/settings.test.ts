@@ -169,6 +169,24 @@ describe('gateway settings by area', () => {
       keepAliveMs: DEFAULTS.listenKeepAliveMs,
     });
     assert.equal(limitsFromEnv({ MCP_MAX_RUNNING_TASKS: '0' }).maxRunningTasks, 0);
+    assert.equal(limits.maxStartsPerSecond, 50);
+    assert.equal(limits.maxWaitsPerPrincipal, 100);
+    assert.deepEqual(limits.fairnessWeights, new Map());
+    assert.deepEqual(
+      limitsFromEnv({ MCP_FAIRNESS_WEIGHTS: 'alice=2, bob=0.5' }).fairnessWeights,
+      new Map([
+        ['alice', 2],
+        ['bob', 0.5],
+      ]),
+    );
+    refused(
+      () => limitsFromEnv({ MCP_FAIRNESS_WEIGHTS: 'alice=0' }),
+      /^MCP_FAIRNESS_WEIGHTS: "alice=0" is not principal=weight \(a number from 0.001 to 1000\)/,
+    );
+    refused(
+      () => limitsFromEnv({ MCP_MAX_WAITS_PER_PRINCIPAL: '-1' }),
+      /^MCP_MAX_WAITS_PER_PRINCIPAL must be an integer from 0/,
+    );
     assert.equal(limits.stuckRunGraceMs, 15 * 60 * 1000);
     assert.equal(limitsFromEnv({ MCP_STUCK_RUN_GRACE_MS: '0' }).stuckRunGraceMs, 0);
     refused(
@@ -329,11 +347,14 @@ describe('loadSettings', () => {
       'authTokens',
       'bodyLimitBytes',
       'clientWaitBudgets',
+      'fairnessWeights',
       'host',
       'inputStateTtlSeconds',
       'listen',
       'maxConnections',
       'maxRunningTasks',
+      'maxStartsPerSecond',
+      'maxWaitsPerPrincipal',
       'pollIntervalMs',
       'pollMinIntervalMs',
       'pollPacing',
