@@ -6,6 +6,7 @@ import { WAITS_HEADING, type WaitsResult, waitsSection, waitsSummaryRows } from 
 import { LIMITS_HEADING, type LimitsResult, limitsSection } from './limits.ts';
 import { type LoadResult, type LoadSettings, loadProblems, renderLoad } from './load-outcomes.ts';
 import { type Machine, machineLine } from './machine.ts';
+import { NOISY_HEADING, type NoisyResult, noisySection } from './noisy.ts';
 import type { OAuthSideResult } from './oauth-side-by-side.ts';
 import type { OverheadResult } from './overhead.ts';
 import type { PushResult } from './push.ts';
@@ -46,6 +47,7 @@ export interface BenchResults {
   oauth?: OAuthSideResult;
   tracing?: TracingSideResult;
   limits?: LimitsResult;
+  noisy?: NoisyResult;
   /** Parts that threw, with the error: their sections say so (with what they measured before it). */
   failed?: Partial<Record<PartKey, string>>;
   /** Set once the run is over; until then the report is a partial one. */
@@ -65,7 +67,8 @@ export type PartKey =
   | 'waits'
   | 'oauth'
   | 'tracing'
-  | 'limits';
+  | 'limits'
+  | 'noisy';
 
 function summaryRows(r: BenchResults): Row[] {
   const rows: Row[] = [];
@@ -206,6 +209,7 @@ const PARTS: Part[] = [
   { key: 'oauth', heading: OAUTH_HEADING, section: (r) => r.oauth && oauthSection(r.oauth) },
   { key: 'tracing', heading: TRACING_HEADING, section: (r) => r.tracing && tracingSection(r.tracing) },
   { key: 'limits', heading: LIMITS_HEADING, section: (r) => r.limits && limitsSection(r.limits) },
+  { key: 'noisy', heading: NOISY_HEADING, section: (r) => r.noisy && noisySection(r.noisy) },
   { key: 'waits', heading: WAITS_HEADING, section: (r) => r.waits && waitsSection(r.waits) },
 ];
 

@@ -2,7 +2,8 @@
 // gateway processes and measures the gateway against raw Temporal, an OAuth access token against a
 // static token, tracing off against on, the completion notice, a peer side by side, push against
 // polling and 1,000 running tasks, then the limits (a start under the cap against one without, and
-// how fast a dead Temporal is said, on a stack of their own), then the load run; prints the tables
+// how fast a dead Temporal is said, on a stack of their own), then a noisy neighbour (one tenant's
+// short call while another floods, fairness on and off), then the load run; prints the tables
 // and writes docs/benchmarks.md.
 //
 // The report is written again after every part (bench/part-runner.ts, bench/report-file.ts): parts
@@ -13,7 +14,7 @@
 // Smaller, faster runs for trying things out: BENCH_QUICK=1 (prints the report at the end and
 // writes none, unless BENCH_REPORT names a file). BENCH_REPORT=<file>: the report goes there instead
 // of docs/benchmarks.md. BENCH_PARTS=overhead,peer: only the parts named (overhead, oauth, tracing,
-// notice, peer, push, waits, scale, miner, limits, load); the others say "not measured". The OAuth
+// notice, peer, push, waits, scale, miner, limits, noisy, load); the others say "not measured". The OAuth
 // part alone: bench/oauth.ts.
 import { fileURLToPath } from 'node:url';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
@@ -24,6 +25,7 @@ import { measureLimits } from './limits.ts';
 import { runLoad } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { runMinerStep } from './miner-step.ts';
+import { measureNoisy } from './noisy.ts';
 import { measureOAuthSideBySide } from './oauth-side-by-side.ts';
 import { measureOverhead } from './overhead.ts';
 import { PartRunner } from './part-runner.ts';
@@ -70,7 +72,7 @@ const loadOptions = {
 };
 /** The parts measured against the run's own stack (bench/run-stack.ts), in the order they run. */
 const STACK_PARTS: PartKey[] = ['overhead', 'oauth', 'tracing', 'notice', 'peer', 'push', 'waits', 'scale'];
-const ALL_PARTS: PartKey[] = ['miner', ...STACK_PARTS, 'limits', 'load'];
+const ALL_PARTS: PartKey[] = ['miner', ...STACK_PARTS, 'limits', 'noisy', 'load'];
 /** BENCH_PARTS: the parts to run, comma-separated; every part when unset. */
 const ONLY = onlyParts(process.env.BENCH_PARTS);
 
@@ -126,6 +128,16 @@ await part('limits', limitsLine, async () => {
     calls: settings.capCalls,
     warmup: settings.warmup,
   });
+});
+
+const noisyOptions = {
+  flood: { calls: QUICK ? 60 : 200, difficulty: 20, blocks: 20 },
+  calls: QUICK ? 5 : 20,
+  capMs: QUICK ? 20_000 : 60_000,
+};
+const noisyLine = `noisy: bob's short call alone and during alice's ${noisyOptions.flood.calls} long calls, fairness on and off`;
+await part('noisy', noisyLine, async () => {
+  results.noisy = await measureNoisy(noisyOptions, log);
 });
 
 const loadLine = `6/6 load: ${loadOptions.tasks} tasks from ${loadOptions.clients} clients (its own stack)`;

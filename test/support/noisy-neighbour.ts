@@ -15,6 +15,9 @@ const QUEUE = 'noisy-neighbour';
 const TOKENS = { alice: 'alice-token-0123456789abcdef', bob: 'bob-token-0123456789abcdef01' } as const;
 type Tenant = keyof typeof TOKENS;
 
+/** Alice's starts in flight at once. */
+const FLOOD_IN_FLIGHT = 60;
+
 /** Bob's short call: one easy block. */
 export const SHORT_CALL = { difficulty: 8, blocks: 1 } as const;
 
@@ -108,11 +111,13 @@ export async function flood(
   options: { calls: number; difficulty: number; blocks: number; backlog: number },
 ): Promise<void> {
   const { calls, difficulty, blocks } = options;
-  await Promise.all(
-    Array.from({ length: calls }, (_, i) =>
-      startCall(stack, 'alice', { difficulty, blocks, data: `alice ${i}` }),
-    ),
-  );
+  // At most FLOOD_IN_FLIGHT starts at once: a loaded dev server answers hundreds slowly.
+  let next = 0;
+  const sender = async () => {
+    for (let i = next++; i < calls; i = next++)
+      await startCall(stack, 'alice', { difficulty, blocks, data: `alice ${i}` });
+  };
+  await Promise.all(Array.from({ length: Math.min(calls, FLOOD_IN_FLIGHT) }, sender));
   await pollUntil(
     async () => {
       const described = await stack.client.workflowService.describeTaskQueue({
