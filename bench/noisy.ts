@@ -11,7 +11,7 @@ import {
 import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report-table.ts';
 import { type Distribution, distribution } from './stats.ts';
 
-export const NOISY_HEADING = '## 16. A noisy neighbour: fairness on and off';
+export const NOISY_HEADING = '## 18. A noisy neighbour: fairness on and off';
 
 export interface NoisyOptions {
   flood: { calls: number; difficulty: number; blocks: number };
