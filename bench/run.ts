@@ -132,8 +132,8 @@ await part('limits', limitsLine, async () => {
 
 const noisyOptions = {
   flood: { calls: QUICK ? 60 : 200, difficulty: 20, blocks: 20 },
-  calls: QUICK ? 5 : 20,
-  capMs: QUICK ? 20_000 : 60_000,
+  calls: QUICK ? 5 : 10,
+  capMs: QUICK ? 20_000 : 30_000,
 };
 const noisyLine = `noisy: bob's short call alone and during alice's ${noisyOptions.flood.calls} long calls, fairness on and off`;
 await part('noisy', noisyLine, async () => {
