@@ -61,7 +61,7 @@ export class RunningTaskSlots {
    * refuses the second start, so the knowledge is a hint and the cap holds without it.
    */
   private readonly known = new Map<string, Known>();
-  /** principal and batch → the look at it in progress (or just made): concurrent starts share it. */
+  /** principal and batch → the look at it in progress: concurrent starts share it. */
   private readonly looks = new Map<string, Promise<Look>>();
 
   constructor(
@@ -86,14 +86,15 @@ export class RunningTaskSlots {
     const known = this.knownOf(principal);
     const spread = first === undefined;
     let mine: number | undefined;
-    /** Claims `slot` while this start tries it; false when it is to be passed over. */
-    const claim = (slot: number, quick: boolean) => {
+    /** Claims `slot` while this start tries it, or says why it is passed over. */
+    const claim = (slot: number): 'claimed' | 'trying' | 'held' => {
       this.release(known, mine);
       mine = undefined;
-      if (spread && (known.trying.has(slot) || (quick && known.held.has(slot)))) return false;
+      if (spread && known.trying.has(slot)) return 'trying';
+      if (spread && known.held.has(slot)) return 'held';
       mine = slot;
       known.trying.add(slot);
-      return true;
+      return 'claimed';
     };
     /** Resumed after a slot was yielded: Temporal refused it, it is held. */
     const refused = () => mine !== undefined && known.held.add(mine);
@@ -102,7 +103,7 @@ export class RunningTaskSlots {
       const quick = Math.min(QUICK_TRIES, limit);
       for (let i = 0, tried = 0; i < Math.min(limit, QUICK_TRIES * 4) && tried < quick; i++) {
         const slot = (start + i) % limit;
-        if (!claim(slot, true)) continue;
+        if (claim(slot) !== 'claimed') continue;
         tried++;
         yield this.slot(principal, slot);
         refused();
@@ -119,11 +120,11 @@ export class RunningTaskSlots {
         const unavailable = look.failures.find(isTemporalUnavailable);
         if (unavailable) throw unavailable;
         failed ||= look.failures.length > 0;
+        // Seen held since the look (another start took it) is passed over as held.
         for (const slot of look.free) {
-          if (!claim(slot, false)) {
-            passedOver = true;
-            continue;
-          }
+          const claimed = claim(slot);
+          passedOver ||= claimed === 'trying';
+          if (claimed !== 'claimed') continue;
           yield this.slot(principal, slot);
           refused();
         }
