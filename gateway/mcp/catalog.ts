@@ -9,7 +9,7 @@
 // entry has some; most need none.
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { taskIdPrefix } from '../temporal/task-ids.ts';
+import { type TaskName, taskIdPrefix } from '../temporal/task-ids.ts';
 import type { ProgressSource } from '../temporal/view.ts';
 import { genericPresentation } from './presentation.ts';
 import type { Presentation } from './presentation-hooks.ts';
@@ -230,9 +230,13 @@ const GONE_TOOL = catalogTool(
 );
 
 /** The catalog as the MCP layer uses it: by tool name and by task id prefix. */
+/** What a companion tool does for the tool it serves (methods.ts declares each role). */
+export type CompanionRole = keyof Companions;
+
 export class Catalog {
   private readonly byName = new Map<string, CatalogTool>();
   private readonly byPrefix = new Map<string, CatalogTool>();
+  private readonly companions = new Map<string, { tool: CatalogTool; role: CompanionRole }>();
   /** Each tool's Mcp-Param-* declarations, by tool name (the HTTP layer checks requests against them). */
   readonly paramHeaders = new Map<string, readonly ParamHeader[]>();
 
@@ -242,6 +246,8 @@ export class Catalog {
       this.byName.set(tool.name, tool);
       this.byPrefix.set(tool.idPrefix, tool);
       this.paramHeaders.set(tool.name, tool.paramHeaders);
+      for (const [role, name] of Object.entries(tool.companions) as [CompanionRole, string | undefined][])
+        if (name !== undefined) this.companions.set(name, { tool, role });
     }
   }
 
@@ -249,12 +255,9 @@ export class Catalog {
     return this.byName.get(name);
   }
 
-  /** The tool a tools/call names: the tool itself, or the one whose companion it is. */
-  toolOfCall(name: string): CatalogTool | undefined {
-    return (
-      this.byName.get(name) ??
-      this.tools.find(({ companions: c }) => c.result === name || c.cancel === name || c.respond === name)
-    );
+  /** The tool a companion serves, and its role (list included); undefined for any other name. */
+  companionOf(name: string): { tool: CatalogTool; role: CompanionRole } | undefined {
+    return this.companions.get(name);
   }
 
   /** The tool that started a run; a tool since gone from the catalog reads generically. */
@@ -272,13 +275,8 @@ export class Catalog {
   }
 
   /** The tool a task id names by its prefix (no Temporal call), if the catalog serves it. */
-  toolOfTask(taskId: string): CatalogTool | undefined {
+  toolOfTask(taskId: TaskName): CatalogTool | undefined {
     const prefix = taskIdPrefix(taskId);
     return prefix === undefined ? undefined : this.byPrefix.get(prefix);
-  }
-
-  /** Every result companion: the tools whose calls are polls (the poll rate limit applies). */
-  isPollTool(name: string): boolean {
-    return this.tools.some((tool) => tool.companions.result === name);
   }
 }

@@ -11,11 +11,11 @@ import { legacyTask, legacyTaskOutcome, listedTask, RELATED_TASK } from './legac
 import { followOnStream, type ResultStream, resultStream } from './legacy-task-stream.ts';
 import type { McpDeps } from './method-context.ts';
 import { observeTaskRequest } from './observe.ts';
+import { coversTask } from './rights.ts';
 import { startPollAnswer } from './start-poll.ts';
 import type { TaskSubscriptions } from './subscriptions-listen.ts';
 import { detailedTask } from './task-shapes.ts';
 import { describeIssues } from './tool-definition.ts';
-import { coversTask } from './tool-rights.ts';
 
 const taskParams = z.looseObject({ taskId: z.string() });
 const listParams = z.looseObject({ cursor: z.string().optional() });
