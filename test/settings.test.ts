@@ -235,7 +235,7 @@ describe('gateway settings by area', () => {
     );
   });
 
-  test('auth: scopes need OAuth and a listed principal; the first-start token only beyond loopback', () => {
+  test('auth: scopes need a listed principal, with or without OAuth; the first-start token only beyond loopback', () => {
     const tokens = { MCP_AUTH_TOKENS: `ops:${'o'.repeat(20)}` };
     const auth = (host: string, oauth: boolean, env: NodeJS.ProcessEnv) =>
       parseSettings(authSchema(host, oauth), env);
@@ -243,9 +243,10 @@ describe('gateway settings by area', () => {
       [...auth('0.0.0.0', true, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ops=a:b c' }).staticScopes],
       [['ops', ['a:b', 'c']]],
     );
-    refused(
-      () => auth('127.0.0.1', false, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ops=a' }),
-      /^MCP_AUTH_TOKEN_SCOPES is set but OAuth is not/,
+    // Static tokens alone: a catalog tool's `scopes` still hold for a principal given scopes.
+    assert.deepEqual(
+      [...auth('127.0.0.1', false, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ops=a' }).staticScopes],
+      [['ops', ['a']]],
     );
     refused(
       () => auth('127.0.0.1', true, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ci=a' }),
