@@ -40,7 +40,7 @@ writeFileSync(
   [
     'const record = (args) => { (globalThis.hookArguments ??= []).push(structuredClone(args)); };',
     'export const hooks = {',
-    '  summary: (tool, args) => { record(args); return `${tool} ${JSON.stringify(args)}`; },',
+    '  summary: (tool, args) => { record(args); return [tool, JSON.stringify(args)].join(" "); },',
     '  statusMessage: (view) => { record(view.arguments); return undefined; },',
     '};',
   ].join('\n'),

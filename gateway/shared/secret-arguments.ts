@@ -8,7 +8,7 @@
 // arguments themselves: a secret nested in a recursive schema is found at every depth.
 
 /** What replaces one secret value (the whole value at a secret place, whatever its type). */
-export type SecretReplacement = (value: unknown) => unknown;
+type SecretReplacement = (value: unknown) => unknown;
 
 /** The placeholder a secret shows as where no digest is needed (the summary hook's arguments). */
 export const SECRET_PLACEHOLDER = '[secret]';
