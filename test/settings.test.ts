@@ -396,6 +396,40 @@ describe('loadSettings', () => {
     }
   });
 
+  test('a secret nested in an object, in array items or behind a $ref stops the gateway without a codec as a top-level one does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'settings-nested-secrets-'));
+    try {
+      const file = join(dir, 'tools.json');
+      const schema = {
+        type: 'object',
+        $defs: { Key: { type: 'string', writeOnly: true } },
+        properties: {
+          text: { type: 'string' },
+          auth: { type: 'object', properties: { token: { type: 'string', writeOnly: true } } },
+          mirrors: { type: 'array', items: { type: 'object', properties: { key: { $ref: '#/$defs/Key' } } } },
+        },
+      };
+      writeFileSync(
+        file,
+        JSON.stringify({
+          tools: [{ name: 'echo_nested', description: 'Echoes.', workflow: 'echo', inputSchema: schema }],
+        }),
+      );
+      await assert.rejects(loadSettings({ MCP_TOOLS_FILE: file }), (err: Error) => {
+        assert.match(err.message, /echo_nested \(auth\.token, mirrors\[\]\.key\)/);
+        assert.match(err.message, /MCP_CODEC_KEYS/);
+        assert.match(err.message, /MCP_ALLOW_PLAINTEXT_SECRETS=true/);
+        return true;
+      });
+      const allowed = await loadSettings({ MCP_TOOLS_FILE: file, MCP_ALLOW_PLAINTEXT_SECRETS: 'true' });
+      assert.deepEqual(allowed.plaintextSecrets, ['echo_nested (auth.token, mirrors[].key)']);
+      const encrypted = await loadSettings({ MCP_TOOLS_FILE: file, MCP_CODEC_KEYS: `k1=${KEY}` });
+      assert.equal(encrypted.plaintextSecrets, undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a bad value is one line naming the variable, not a schema dump', async () => {
     await assert.rejects(loadSettings({ MCP_READY_TIMEOUT_MS: 'soon' }), (err: Error) => {
       assert.equal(err.message, 'MCP_READY_TIMEOUT_MS must be an integer from 100 to 60000, got "soon"');

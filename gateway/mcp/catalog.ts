@@ -9,6 +9,7 @@
 // entry has some; most need none.
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { type SecretArguments, secretArguments } from '../shared/secret-arguments.ts';
 import { type TaskName, taskIdPrefix } from '../temporal/task-ids.ts';
 import type { ProgressSource } from '../temporal/view.ts';
 import { genericPresentation } from './presentation.ts';
@@ -60,8 +61,8 @@ export interface CatalogTool {
   /** `json`: the workflow's result is JSON shown as text and structuredContent; `toolResult`: it is an MCP tool result. */
   resultShape: 'json' | 'toolResult';
   presentation: Presentation;
-  /** Arguments whose schema says `writeOnly: true`: secrets, kept with the run only as a digest. */
-  secretArguments?: string[];
+  /** The places its inputSchema marks `writeOnly` (at any depth): secrets, kept with the run only as a digest. */
+  secrets?: SecretArguments;
   /** The inputSchema, compiled. */
   validateArguments: ValidateFunction;
   /** The arguments its requests mirror into Mcp-Param-* headers (`x-mcp-header`). */
@@ -150,11 +151,8 @@ function checkedSchemas(raw: Omit<CatalogEntry, 'hooks'>) {
   }
   const paramHeaders = mirroredHeaders(inputSchema, fail);
   const key = raw.idempotencyKeyArgument;
-  const properties = (inputSchema.properties ?? {}) as Record<
-    string,
-    { type?: unknown; writeOnly?: unknown }
-  >;
-  const secrets = Object.keys(properties).filter((field) => properties[field]?.writeOnly === true);
+  const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const secrets = checkedSecrets(inputSchema);
   if (key !== undefined && properties[key]?.type !== 'string') {
     fail('idempotencyKeyArgument', `"${key}" must be a string property of inputSchema`);
   }
@@ -162,6 +160,23 @@ function checkedSchemas(raw: Omit<CatalogEntry, 'hooks'>) {
     fail('companions.respond', 'needs inputSignal: only a tool that takes input has a respond companion');
   }
   return { inputSchema, validateArguments, paramHeaders, secrets };
+}
+
+/** The schema's secrets; none mirrored into a header, where it would travel in clear. */
+function checkedSecrets(inputSchema: JsonSchema): SecretArguments | undefined {
+  let secrets: SecretArguments | undefined;
+  try {
+    secrets = secretArguments(inputSchema);
+  } catch (err) {
+    return fail('inputSchema', (err as Error).message);
+  }
+  const [mirrored] = secrets?.mirrored ?? [];
+  if (mirrored !== undefined)
+    fail(
+      'inputSchema',
+      `the secret (writeOnly) argument ${mirrored} carries x-mcp-header: a header would copy it in clear`,
+    );
+  return secrets;
 }
 
 /** One entry of a catalog (file or built-in), checked and completed with the defaults. */
@@ -202,15 +217,22 @@ export function catalogTool(
     resultShape: raw.resultShape ?? 'json',
     ...(raw.requiredClientCapabilities ? { requiredClientCapabilities: raw.requiredClientCapabilities } : {}),
     presentation: raw.hooks ? { ...genericPresentation, ...raw.hooks } : genericPresentation,
-    ...(secrets.length > 0 ? { secretArguments: secrets } : {}),
+    ...(secrets ? { secrets } : {}),
     validateArguments,
   };
 }
 
-/** Every MCP tool name the catalog serves (tools and companions) must be unique. */
+/**
+ * Every MCP tool name the catalog serves (tools and companions) must be unique, and so must every
+ * idPrefix: a task id names its tool by it.
+ */
 export function assertUniqueNames(tools: CatalogTool[], where: (index: number) => string): void {
   const seen = new Map<string, string>();
+  const prefixes = new Map<string, string>();
   tools.forEach((tool, index) => {
+    const owner = prefixes.get(tool.idPrefix);
+    if (owner) throw new Error(`${where(index)}: the idPrefix "${tool.idPrefix}" is also used by ${owner}`);
+    prefixes.set(tool.idPrefix, where(index));
     const { result, cancel, respond, list } = tool.companions;
     const names = [tool.name, result, cancel, respond, list];
     for (const name of names) {

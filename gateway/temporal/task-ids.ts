@@ -285,7 +285,8 @@ export function keyedSlotStart(
   };
 }
 
-function canonical(value: unknown): unknown {
+/** A JSON value with its object keys sorted (undefined members left out): equal values, equal texts. */
+export function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
     return Object.fromEntries(
