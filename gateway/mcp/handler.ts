@@ -184,7 +184,8 @@ export class McpHandler {
           throw new UnsupportedProtocolVersionError({ supported: [MODERN_PROTOCOL_VERSION], requested });
         }
         const listen = parsedBody as ListenRequest;
-        if (!declaresTasksExtension(listen.params._meta?.[META.clientCapabilities] as object | undefined))
+        const capabilities = listen.params._meta?.[META.clientCapabilities] as object | undefined;
+        if (METHODS['subscriptions/listen']?.tasksExtension && !declaresTasksExtension(capabilities))
           throw missingTasksCapability();
         return this.subscriptions.serve(listen, callerFrom(authInfo), callerLeft);
       });
@@ -282,9 +283,11 @@ export class McpHandler {
     method: string,
     handle: (request: TaskRequest) => Promise<object>,
   ): void {
+    const tasksExtension = METHODS[method]?.tasksExtension === true;
     server.setRequestHandler(method, { params: anyParams }, (params, ctx) =>
       observeTaskRequest(method, params.taskId, async () => {
-        if (!declaresTasksExtension(server.getClientCapabilities())) throw missingTasksCapability();
+        if (tasksExtension && !declaresTasksExtension(server.getClientCapabilities()))
+          throw missingTasksCapability();
         const parsed = taskIdParams.safeParse(params);
         if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
         const { taskId } = parsed.data;

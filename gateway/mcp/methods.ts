@@ -1,6 +1,6 @@
 // Every MCP method the gateway serves, and every companion tool's role, declared once: the revisions
-// it is served to, where its message names tasks, the capability it needs, whether it is a poll, and
-// how its answers are counted. Everything that asks "which method is this, what does it touch"
+// it is served to, where its message names tasks, the capability it needs, whether it is a poll.
+// Everything that asks "which method is this, what does it touch"
 // reads this table: the rights check (rights.ts), the poll limit, the Mcp-Name header, the request's
 // log line and span, and the handler's registration. A message is read here once, its task ids
 // parsed once into the values the rest receives.
@@ -26,10 +26,6 @@ export interface MethodDeclaration {
   tasksExtension?: boolean;
   /** Each message polls the task it names (MCP_POLL_MIN_INTERVAL_MS). */
   poll?: boolean;
-  /** A listing: it names no tool up front and leaves out what the caller's scopes do not cover. */
-  listing?: boolean;
-  /** How its answers are counted and logged (observe.ts): a tool call's outcome or a task request's. */
-  outcome: 'tool_call' | 'task_request' | 'protocol';
 }
 
 const BOTH: readonly Era[] = ['modern', 'legacy'];
@@ -39,35 +35,32 @@ const record = (value: unknown): Params | undefined =>
 
 /** The methods served, by name. The SDK answers any other with -32601. */
 export const METHODS: Readonly<Record<string, MethodDeclaration>> = {
-  initialize: { eras: ['legacy'], outcome: 'protocol' },
-  ping: { eras: BOTH, outcome: 'protocol' },
-  'server/discover': { eras: ['modern'], outcome: 'protocol' },
-  'tools/list': { eras: BOTH, listing: true, outcome: 'protocol' },
-  'tools/call': { eras: BOTH, outcome: 'tool_call' },
+  initialize: { eras: ['legacy'] },
+  ping: { eras: BOTH },
+  'server/discover': { eras: ['modern'] },
+  'tools/list': { eras: BOTH },
+  'tools/call': { eras: BOTH },
   'tasks/get': {
     eras: BOTH,
     taskIds: taskIdParam,
     nameParam: 'taskId',
     tasksExtension: true,
     poll: true,
-    outcome: 'task_request',
   },
   'tasks/update': {
     eras: ['modern'],
     taskIds: taskIdParam,
     nameParam: 'taskId',
     tasksExtension: true,
-    outcome: 'task_request',
   },
   'tasks/cancel': {
     eras: BOTH,
     taskIds: taskIdParam,
     nameParam: 'taskId',
     tasksExtension: true,
-    outcome: 'task_request',
   },
-  'tasks/result': { eras: ['legacy'], taskIds: taskIdParam, outcome: 'task_request' },
-  'tasks/list': { eras: ['legacy'], listing: true, outcome: 'task_request' },
+  'tasks/result': { eras: ['legacy'], taskIds: taskIdParam },
+  'tasks/list': { eras: ['legacy'] },
   'subscriptions/listen': {
     eras: ['modern'],
     taskIds: (params) => {
@@ -75,22 +68,19 @@ export const METHODS: Readonly<Record<string, MethodDeclaration>> = {
       return Array.isArray(ids) ? ids : [];
     },
     tasksExtension: true,
-    outcome: 'task_request',
   },
   'resources/read': {
     eras: BOTH,
     taskIds: (params) => [typeof params.uri === 'string' ? parseArtifactUri(params.uri)?.taskId : undefined],
-    outcome: 'task_request',
   },
-  'resources/list': { eras: BOTH, listing: true, outcome: 'task_request' },
-  'resources/templates/list': { eras: BOTH, listing: true, outcome: 'protocol' },
+  'resources/list': { eras: BOTH },
+  'resources/templates/list': { eras: BOTH },
 };
 
 /** A 2025-11-25 client's answer to a task's input request: a response, whose id names its task. */
 export const INPUT_ANSWER: MethodDeclaration = {
   eras: ['legacy'],
   taskIds: () => [],
-  outcome: 'task_request',
 };
 
 /** What each companion tool of a catalog tool does with the `workflow_id` it takes. */
