@@ -5,7 +5,7 @@
 // probe able to fail: an owner refused too would prove nothing about the other principal.
 import { createHash } from 'node:crypto';
 import { pollUntil } from '../../common/poll.ts';
-import { PLAIN_CLIENT, TASKS_CLIENT } from '../../test/support/mcp-http.ts';
+import { TASKS_CLIENT } from '../../test/support/mcp-http.ts';
 import { transient } from './answers.ts';
 import type { Answer } from './calls.ts';
 import type { JobContext } from './job-types.ts';
@@ -17,25 +17,42 @@ const MODERN = { framing: TASKS_CLIENT, probe: true };
 const REPORT_BYTES = 2_048;
 /** How long the owner's listing gets to show a report just written (visibility lists it within moments). */
 const LISTED_WITHIN_MS = 10_000;
+/** How long a report's task is followed: a run of a moment, unless a fault holds it up. */
+const FOLLOW_MS = 60_000;
 
 interface Artifact {
   uri: string;
   sha256: string;
 }
 
-/** The owner's new report (its task recorded as the owner's), or undefined when a fault kept it from one. */
+/**
+ * The owner's new report (its task recorded as the owner's), or undefined when a fault kept it from
+ * one. A run that outlasts the call's budget is a task, followed to its result as a client would.
+ */
 async function writeReport(owner: Principal, ctx: JobContext): Promise<Artifact | undefined> {
   const answer = await ctx.calls.call(
     owner,
     'tools/call',
     { name: 'write_report', arguments: { bytes: REPORT_BYTES, seed: 1 + ctx.probed } },
-    { framing: PLAIN_CLIENT },
+    { framing: TASKS_CLIENT },
   );
-  const json = answer.result?.structuredContent as { artifacts?: Artifact[] } | undefined;
+  const taskId = answer.result?.resultType === 'task' ? answer.result.taskId : undefined;
+  const result =
+    typeof taskId === 'string'
+      ? await pollUntil(
+          async () => {
+            const task = (await ctx.calls.call(owner, 'tasks/get', { taskId }, { framing: TASKS_CLIENT }))
+              .result;
+            return task?.status === 'completed' ? (task.result as Record<string, unknown>) : undefined;
+          },
+          { timeoutMs: FOLLOW_MS, intervalMs: 500 },
+        ).catch(() => undefined)
+      : answer.result;
+  const json = result?.structuredContent as { artifacts?: Artifact[] } | undefined;
   const artifact = json?.artifacts?.[0];
-  const taskId = artifact && /^artifact:\/\/([^/]+)\//.exec(artifact.uri)?.[1];
-  if (!artifact || !taskId) return undefined;
-  ctx.owners.set(taskId, owner.name);
+  const task = artifact && /^artifact:\/\/([^/]+)\//.exec(artifact.uri)?.[1];
+  if (!artifact || !task) return undefined;
+  ctx.owners.set(task, owner.name);
   return artifact;
 }
 
