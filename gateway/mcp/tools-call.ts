@@ -93,7 +93,10 @@ export function requestOrigin(
 
 // ---- a catalog tool's start ---------------------------------------------------------------------
 
-/** The run a call goes on with: started now (`createdAt`) or named by its requestState; `carried`: answers it brought. */
+/**
+ * The run a call goes on with: started now (`createdAt`) or named by its requestState; `carried`:
+ * answers it brought; `answered`: the keys a retry answered.
+ */
 interface CallRun {
   workflowId: string;
   /** The run in Temporal. */
@@ -101,6 +104,7 @@ interface CallRun {
   createdAt?: Date;
   round: number;
   carried?: Record<string, unknown>;
+  answered?: string[];
 }
 
 /** A catalog tool's start tool. */
@@ -136,6 +140,7 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
     run: run.run,
     reportsProgress: true,
     ...(run.carried ? { carried: run.carried } : {}),
+    ...(run.answered ? { answered: run.answered } : {}),
   });
   if (outcome.kind === 'closed') {
     const closed = { workflowId: run.workflowId, run: run.run, state: outcome.state };
