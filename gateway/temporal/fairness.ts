@@ -46,6 +46,11 @@ const FAIRNESS_SINCE = [1, 29] as const;
  */
 export async function fairnessNote(calls: TemporalCalls): Promise<string | undefined> {
   const { serverVersion } = await calls.call(() => calls.client.workflowService.getSystemInfo({}));
+  return fairnessNoteFor(serverVersion ?? undefined);
+}
+
+/** fairnessNote's line for a server of `serverVersion`. */
+export function fairnessNoteFor(serverVersion: string | undefined): string | undefined {
   const [major, minor] = (serverVersion ?? '').split('.').map(Number);
   if (major === undefined || minor === undefined || Number.isNaN(major) || Number.isNaN(minor))
     return undefined;
