@@ -6,6 +6,7 @@
 // plugin (plugin.ts) both mount it. Each piece gets the settings it uses, once.
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { ArtifactStore } from '../common/artifact-store.ts';
 import { openArtifactStore } from '../common/artifact-store-settings.ts';
 import type { Authentication } from './http/bearer-auth.ts';
 import { codecEndpoint } from './http/codec-endpoint.ts';
@@ -68,7 +69,8 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayRoutesOptions> = async (ap
     }
     await app.register(codecEndpoint, { ...settings.codecServer, codec: settings.codec, auth });
   }
-  const parts = { backend, catalog, auth, hostTools, ...(oauth ? { toolScopes } : {}) };
+  const artifactStore = await openArtifactStore(settings.artifacts.store);
+  const parts = { backend, catalog, auth, hostTools, artifactStore, ...(oauth ? { toolScopes } : {}) };
   // The host's own authentication applies to /mcp alone: the probes stay open.
   await app.register(async (scope) => {
     if (options.authenticate) scope.addHook('onRequest', hostAuth(options.authenticate));
@@ -139,12 +141,13 @@ interface McpParts {
   catalog: Catalog;
   auth: Authentication;
   hostTools: readonly ToolDefinition[];
+  artifactStore: ArtifactStore;
   toolScopes?: ToolScopes;
 }
 
 /** POST /mcp: the MCP layer over the catalog and the host's tools, behind the route's admission. */
 function mcp(app: FastifyInstance, settings: GatewaySettings, parts: McpParts): void {
-  const { backend, catalog, auth, toolScopes, hostTools } = parts;
+  const { backend, catalog, auth, toolScopes, hostTools, artifactStore } = parts;
   const onError = (error: Error) => app.log.warn({ err: error }, 'mcp request error');
   const { starts, waits, views, actions, listing, recentRuns } = backend;
   const handler = new McpHandler({
@@ -159,7 +162,7 @@ function mcp(app: FastifyInstance, settings: GatewaySettings, parts: McpParts): 
     requestStateTtlSeconds: settings.inputStateTtlSeconds,
     clientWaitBudgets: settings.clientWaitBudgets,
     artifacts: {
-      store: openArtifactStore(settings.artifacts.store),
+      store: artifactStore,
       readMaxBytes: settings.artifacts.readMaxBytes,
       budget: new ReadBudget(settings.artifacts.readLimits),
     },

@@ -8,7 +8,7 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type * as activities from '../../activities/index.ts';
-import { McpTool, toolError } from '../mcp-tool.ts';
+import { McpTool, toolError } from 'temporal-mcp-gateway/workflow';
 import {
   APPROVAL_KEY_PREFIX,
   approvalRequest,
