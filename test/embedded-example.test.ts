@@ -34,7 +34,9 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
   devDependencies: Record<string, string>;
 };
 /** The peers docs/embedding.md tells a host to install, at the ranges the package declares. */
-const HOST_PEERS = ['fastify', '@temporalio/client'].map((name) => `${name}@${manifest.peerDependencies[name]}`);
+const HOST_PEERS = ['fastify', '@temporalio/client'].map(
+  (name) => `${name}@${manifest.peerDependencies[name]}`,
+);
 
 let temporal: TestTemporal;
 let worker: WorkerProcess;
