@@ -3,7 +3,11 @@
 // asked for: an error naming the package to install, instead of Node's bare "cannot find package".
 
 /** `load()` (an `import()` of `name`); when `name` is not installed, an error naming it and `feature`. */
-export async function importOptionalPeer<T>(name: string, feature: string, load: () => Promise<T>): Promise<T> {
+export async function importOptionalPeer<T>(
+  name: string,
+  feature: string,
+  load: () => Promise<T>,
+): Promise<T> {
   try {
     return await load();
   } catch (err) {

@@ -96,7 +96,8 @@ class S3ArtifactStore implements ArtifactStore {
         },
       );
     } catch (err) {
-      if (err instanceof this.sdk.NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return undefined;
+      if (err instanceof this.sdk.NoSuchKey || (err as { name?: string }).name === 'NoSuchKey')
+        return undefined;
       throw err;
     }
     const body = answer.Body as Readable | undefined;
@@ -116,9 +117,12 @@ class S3ArtifactStore implements ArtifactStore {
   }
 
   async delete(key: ArtifactKey): Promise<void> {
-    await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }), {
-      abortSignal: AbortSignal.timeout(this.settings.timeoutMs),
-    });
+    await this.client.send(
+      new this.sdk.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }),
+      {
+        abortSignal: AbortSignal.timeout(this.settings.timeoutMs),
+      },
+    );
   }
 }
 

@@ -62,9 +62,15 @@ export async function startTracing(
   const [{ NodeSDK }, { BatchSpanProcessor, ConsoleSpanExporter }, { OTLPTraceExporter }, resources] =
     await Promise.all([
       importOptionalPeer('@opentelemetry/sdk-node', feature, () => import('@opentelemetry/sdk-node')),
-      importOptionalPeer('@opentelemetry/sdk-trace-base', feature, () => import('@opentelemetry/sdk-trace-base')),
-      importOptionalPeer('@opentelemetry/exporter-trace-otlp-http', feature, () =>
-        import('@opentelemetry/exporter-trace-otlp-http'),
+      importOptionalPeer(
+        '@opentelemetry/sdk-trace-base',
+        feature,
+        () => import('@opentelemetry/sdk-trace-base'),
+      ),
+      importOptionalPeer(
+        '@opentelemetry/exporter-trace-otlp-http',
+        feature,
+        () => import('@opentelemetry/exporter-trace-otlp-http'),
       ),
       importOptionalPeer('@opentelemetry/resources', feature, () => import('@opentelemetry/resources')),
     ]);

@@ -47,7 +47,9 @@ for (const { entry, section } of ENTRIES) {
   const undocumented = [...exported].filter((name) => !documented.has(name));
   const gone = [...documented].filter((name) => !exported.has(name));
   if (undocumented.length > 0)
-    console.error(`${entry} exports what ${DOC} does not list under "${section}": ${undocumented.join(', ')}`);
+    console.error(
+      `${entry} exports what ${DOC} does not list under "${section}": ${undocumented.join(', ')}`,
+    );
   if (gone.length > 0)
     console.error(`${DOC} lists under "${section}" what ${entry} does not export: ${gone.join(', ')}`);
   failed ||= undocumented.length > 0 || gone.length > 0;

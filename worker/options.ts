@@ -56,9 +56,7 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
 }
 
 /** Where the worker takes its workflow code: the prebuilt bundle when there is one, else the sources. */
-export function workflowSource(
-  settings: Pick<WorkerSettings, 'workflowBundlePath'>,
-):
+export function workflowSource(settings: Pick<WorkerSettings, 'workflowBundlePath'>):
   | { workflowBundle: { codePath: string } }
   | {
       workflowsPath: string;
