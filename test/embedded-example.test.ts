@@ -20,7 +20,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawnTestProcess, type TestProcess } from './support/child-process.ts';
 import { connectV1, connectV2, structured } from './support/mcp-clients.ts';
 import { PROTOCOL_VERSION, rawDispatch, TASKS_CLIENT } from './support/mcp-http.ts';
-import { installedSize, installPacked } from './support/packed-package.ts';
+import { installedSize, installPacked, packedTarball } from './support/packed-package.ts';
 import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
 import { startWorker, type WorkerProcess } from './support/worker-process.ts';
 
@@ -106,6 +106,15 @@ test('the host app installs the plugin and its peers only: no dev-only package, 
     assert.ok(present(peer), `${peer} installed`);
   const size = installedSize(folder);
   t.diagnostic(`host app installed size: ${size.text}`);
+});
+
+test('npm publish --dry-run accepts the tarball: a publishable manifest (not private, licence, files)', async (t) => {
+  const { stdout, stderr } = await run('npm', ['publish', '--dry-run', await packedTarball()], {
+    cwd: folder,
+  });
+  assert.match(stdout, /^\+ temporal-mcp-gateway@\d+\.\d+\.\d+$/m);
+  for (const line of stderr.match(/^npm notice (package size|unpacked size|total files):.*$/gm) ?? [])
+    t.diagnostic(line.replace(/^npm notice /, 'npm publish --dry-run: '));
 });
 
 test('S3 artifacts configured without the AWS SDK: the app stops, naming the package to install', async () => {

@@ -30,6 +30,7 @@ export function packedTarball(): Promise<string> {
 
 async function packOnce(): Promise<string> {
   const into = mkdtempSync(join(tmpdir(), 'packed-package-'));
+  process.once('exit', () => rmSync(into, { recursive: true, force: true }));
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
   await pollUntil(takeLock, { timeoutMs: 300_000, intervalMs: 250 });
   try {
