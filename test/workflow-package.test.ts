@@ -3,13 +3,16 @@
 // workflow`) installs the packed tarball with its Temporal dependencies, bundles its workflow with
 // the package's McpTool in it, and serves it on its own task queue; the gateway serves it as a
 // catalog tool, progress and an input round included, to its result. The project's installed size
-// is printed.
+// is printed, and it type-checks under --strict against the installed declarations.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { spawnTestProcess, type TestProcess } from './support/child-process.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
 import { installedSize, installPacked } from './support/packed-package.ts';
@@ -26,7 +29,7 @@ let gateway: TestGateway;
 
 before(async () => {
   folder = mkdtempSync(join(tmpdir(), 'workflow-package-'));
-  for (const file of ['package.json', 'workflows.ts', 'worker.ts'])
+  for (const file of ['package.json', 'tsconfig.json', 'workflows.ts', 'worker.ts'])
     copyFileSync(join(FIXTURE, file), join(folder, file));
   const installed = installPacked(folder);
   installed.catch(() => {});
@@ -67,6 +70,12 @@ test('the installed workflow side imports nothing but @temporalio/workflow', (t)
   );
   assert.deepEqual([...imported], ['@temporalio/workflow']);
   t.diagnostic(`workflow author installed size: ${installedSize(folder).text}`);
+});
+
+test('the project type-checks under --strict against the installed declarations', async () => {
+  // The repository's compiler; everything it reads is the project's (its node_modules, its tsconfig).
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: folder });
 });
 
 test("the project's workflow through the gateway: progress, an input round, its result", async () => {
