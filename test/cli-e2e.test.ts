@@ -57,7 +57,7 @@ before(async () => {
 
 /** tools/call requests of `tool` between two scrapes, whatever their outcome. */
 function callsOf(before: Samples, after: Samples, tool: string): number {
-  return ['inline', 'task', 'start_poll', 'error']
+  return ['inline', 'task', 'input_required', 'start_poll', 'error']
     .map((outcome) => delta(before, after, 'mcp_gateway_tool_calls_total', { tool, outcome }))
     .reduce((sum, n) => sum + n, 0);
 }

@@ -2,7 +2,8 @@
 // PROGRESS_MEMO, and the McpTaskStatus search attribute when the run was started with it. Each
 // upsert is one history event, so it goes out on change only: the changes of one activation as
 // one upsert, progress at most once per MIN_GAP_MS of workflow time (a later change waits on one
-// timer), a change of status (input asked or answered) at once. Workflow code only.
+// timer), a change of status or of the input asked (a key asked or answered) at once: a reader
+// must never be shown an answered key as still asked. Workflow code only.
 import { patched, sleep, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import {
   PROGRESS_MEMO,
@@ -13,6 +14,8 @@ import {
 
 /** Runs started before publishing existed replay without it (their histories have no upserts). */
 const PUBLISH_PATCH = 'mcp-published-progress';
+/** Runs that published a change of input within the gap on a timer replay that way. */
+const INPUT_AT_ONCE_PATCH = 'mcp-input-published-at-once';
 /** Progress is published at most this often (workflow time); a status change goes at once. */
 const MIN_GAP_MS = 1_000;
 /**
@@ -31,6 +34,8 @@ export class ProgressPublisher {
   private readonly enabled: boolean;
   private readonly withStatus: boolean;
   private published?: string;
+  /** The keys of the input requests last published. */
+  private publishedKeys = '';
   private status?: TaskStatusValue;
   private lastAt = Number.NEGATIVE_INFINITY;
   /** A flush is queued (a microtask of this activation, or the timer of the gap). */
@@ -57,7 +62,7 @@ export class ProgressPublisher {
       Object.keys(answer.inputRequests ?? {}).length > 0 ? 'input_required' : 'working';
     const statusChanged = this.withStatus && status !== this.status;
     const gap = this.lastAt + MIN_GAP_MS - Date.now();
-    if (gap > 0 && !statusChanged) {
+    if (gap > 0 && !statusChanged && !this.inputChanged(answer)) {
       // Too soon after the last upsert: one timer, then whatever the answer is by then.
       sleep(gap).then(
         () => this.flush(),
@@ -71,10 +76,16 @@ export class ProgressPublisher {
     this.publish(answer, statusChanged ? status : undefined);
   }
 
+  /** Whether the input asked differs from what was last published (checked once a change is due). */
+  private inputChanged(answer: ToolProgress): boolean {
+    return inputKeys(answer) !== this.publishedKeys && patched(INPUT_AT_ONCE_PATCH);
+  }
+
   private publish(answer: ToolProgress, status: TaskStatusValue | undefined): void {
     const json = JSON.stringify(answer);
     if (json !== this.published) {
       this.published = json;
+      this.publishedKeys = inputKeys(answer);
       this.lastAt = Date.now();
       upsertMemo({ [PROGRESS_MEMO]: json.length <= MAX_PUBLISHED_CHARS ? answer : undefined });
     }
@@ -84,4 +95,8 @@ export class ProgressPublisher {
       upsertSearchAttributes(update);
     }
   }
+}
+
+function inputKeys(answer: ToolProgress): string {
+  return Object.keys(answer.inputRequests ?? {}).join('\n');
 }

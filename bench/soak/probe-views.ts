@@ -1,16 +1,18 @@
 // The probes of the paths that list, push or serve what a task holds, and of the 2025-11-25
 // revision's task methods, by another principal than the task's own: a push stream asked for the
 // task (its acknowledged filter must leave it out, and nothing about it may come), a read of an
-// artifact URI naming it, the prober's resource and task listings (nothing of another principal may
-// be in them), tasks/get and tasks/result of that revision; and, while the task asks for input, an
-// answer POSTed as that revision's JSON-RPC response (202 as for any; the audit reads the run's
-// history for it).
+// artifact URI naming it and of an artifact the owner wrote and read (probe-artifacts.ts), the
+// prober's resource and task listings (nothing of another principal may be in them, the owner's
+// listed report among them), tasks/get and tasks/result of that revision; and, while the task asks
+// for input, an answer POSTed as that revision's JSON-RPC response (202 as for any; the owner's
+// look tells whether the run took it, and the audit reads the run's history for it).
 import { randomBytes } from 'node:crypto';
 import { inputRequestId } from '../../gateway/mcp/legacy-task-input.ts';
 import { TASKS_CLIENT } from '../../test/support/mcp-http.ts';
 import { listen } from '../../test/support/sse-listen.ts';
 import { LEGACY_HEADERS } from './calls.ts';
 import type { Job, JobContext } from './job-types.ts';
+import { probeArtifactListing, probeArtifactRead } from './probe-artifacts.ts';
 import { judgeTaskAnswer, type Verdict } from './probe-verdict.ts';
 import { sameTask } from './same-task.ts';
 import type { Principal } from './stack.ts';
@@ -42,11 +44,16 @@ export function probeView(path: ViewPath, probe: Probe, ctx: JobContext): Promis
     case 'subscriptions/listen':
       return probeListen(probe, ctx);
     case 'resources/read':
-      return probeRead(probe, ctx);
+      return Promise.all([
+        probeRead(probe, ctx),
+        probeArtifactRead(probe.job.principal, probe.prober, ctx),
+      ]).then(worst);
     case 'resources/list':
-      return probeListing(probe, ctx, 'resources/list', (result) =>
-        ((result.resources ?? []) as { uri?: string }[]).map(
-          (r) => /^artifact:\/\/([^/]+)\//.exec(r.uri ?? '')?.[1],
+      return probeArtifactListing(probe.job.principal, ctx, () =>
+        probeListing(probe, ctx, 'resources/list', (result) =>
+          ((result.resources ?? []) as { uri?: string }[]).map(
+            (r) => /^artifact:\/\/([^/]+)\//.exec(r.uri ?? '')?.[1],
+          ),
         ),
       );
     case '2025-11-25 tasks/list':
@@ -62,6 +69,14 @@ export function probeView(path: ViewPath, probe: Probe, ctx: JobContext): Promis
       });
     }
   }
+}
+
+/** A leak if either is one, else inconclusive if either is, else unknown. */
+function worst(verdicts: Verdict[]): Verdict {
+  return (
+    verdicts.find((verdict) => typeof verdict === 'object') ??
+    (verdicts.includes('inconclusive') ? 'inconclusive' : 'unknown')
+  );
 }
 
 /** The principal whose task `taskId` is, as far as the soak knows. */
@@ -133,7 +148,7 @@ async function probeListen({ job, prober }: Probe, ctx: JobContext): Promise<Ver
   }
 }
 
-/** The task's input request `key` answered by the prober: 202 as for any; the audit reads the run. */
+/** The task's input request `key` answered by the prober: 202 as for any (the owner's look tells the rest). */
 export async function probeInputAnswer(
   { job, prober }: Probe,
   key: string,

@@ -4,9 +4,10 @@
 // what a task holds (probe-views.ts); while it asks for input, the era's answer (tasks/update, the
 // respond companion) and a 2025-11-25 JSON-RPC response. Each must answer exactly as for a task
 // that never existed and show nothing of the other principal; any answer about the run itself is a
-// cross-principal finding. An input a probe sends carries PROBE_MARKER, so the audit finds in the
-// run's history any that got through (a cancel that got through would end the run cancelled, which
-// the owner's call reports).
+// cross-principal finding. After each input, the owner reads the run: it must still ask the key (an
+// answer the run took would have ended that, the answer being taken before it is acknowledged). An
+// input a probe sends carries PROBE_MARKER, so the audit also finds in the run's history any that
+// got through (a cancel that got through would end the run cancelled, which the owner's call reports).
 import { PLAIN_CLIENT, TASKS_CLIENT } from '../../test/support/mcp-http.ts';
 import { readAnswer } from './answers.ts';
 import type { Answer } from './calls.ts';
@@ -45,16 +46,40 @@ export async function probeForeignInput(job: Job, ctx: JobContext, key: string):
   const prober = ctx.other(job.principal);
   const id = job.workflowId as string;
   const input = { action: 'accept', content: { approve: false, note: `${PROBE_MARKER} by ${prober.name}` } };
-  await send(job, ctx, prober, [
-    job.tasks
-      ? ['tasks/update', 'tasks/update', { taskId: id, inputResponses: { [key]: input } }]
-      : [
-          'respond_to_mining',
-          'tools/call',
-          { name: 'respond_to_mining', arguments: { workflow_id: id, key, ...input } },
-        ],
-  ]);
-  count(ctx, '2025-11-25 input answer', prober, id, await probeInputAnswer({ job, prober }, key, input, ctx));
+  const [path, method, params]: [ProbePath, string, Record<string, unknown>] = job.tasks
+    ? ['tasks/update', 'tasks/update', { taskId: id, inputResponses: { [key]: input } }]
+    : [
+        'respond_to_mining',
+        'tools/call',
+        { name: 'respond_to_mining', arguments: { workflow_id: id, key, ...input } },
+      ];
+  const options = { framing: job.tasks ? TASKS_CLIENT : PLAIN_CLIENT, probe: true };
+  const answer = await ctx.calls.call(prober, method, params, options);
+  const answered = judgeProbe(answer, id, job.tasks);
+  count(ctx, path, prober, id, ignored(answered, await stillAsks(job, ctx, key), key));
+  const posted = await probeInputAnswer({ job, prober }, key, input, ctx);
+  count(ctx, '2025-11-25 input answer', prober, id, ignored(posted, await stillAsks(job, ctx, key), key));
+}
+
+/** Whether the run still asks `key`, as its owner reads it; undefined when a fault kept it from reading. */
+async function stillAsks(job: Job, ctx: JobContext, key: string): Promise<boolean | undefined> {
+  const id = job.workflowId as string;
+  const answer = job.tasks
+    ? await ctx.calls.call(job.principal, 'tasks/get', { taskId: id }, { framing: TASKS_CLIENT })
+    : await ctx.calls.call(
+        job.principal,
+        'tools/call',
+        { name: 'get_mining_result', arguments: { workflow_id: id } },
+        { framing: PLAIN_CLIENT },
+      );
+  return answer.result ? readAnswer(answer.result).inputKeys.includes(key) : undefined;
+}
+
+/** An input probe's verdict once the owner has looked: a leak when the run no longer asks the key. */
+function ignored(verdict: Verdict, asked: boolean | undefined, key: string): Verdict {
+  if (typeof verdict === 'object') return verdict;
+  if (asked === undefined) return 'inconclusive';
+  return asked ? verdict : { leak: `the run took the answer to ${key}: it no longer asks it` };
 }
 
 async function send(

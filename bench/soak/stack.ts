@@ -1,20 +1,29 @@
 // The processes of a soak, each one killable and started again where it was: a Temporal dev server
 // on a fixed port and database file (its runs survive the restart), worker processes, and two
 // gateway processes on fixed ports sharing one server secret (either answers for the other's
-// tasks), with a bearer token per principal. Children write their output to files, so their logs
-// never run on the event loop that times the calls.
+// tasks), with a bearer token per principal. The gateways serve the soak's catalog (catalog.ts,
+// compiled): mining, and write_report, whose runs a worker of their own serves (never killed) and
+// whose artifacts the gateways read from the soak's folder. Children write their output to files,
+// so their logs never run on the event loop that times the calls.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DevServer } from '../../launcher/dev-server.ts';
 import { freePort } from '../../launcher/free-port.ts';
+import { compile } from '../../scripts/build-gateway.ts';
 import { startTestProcess, type TestProcess } from '../../test/support/child-process.ts';
 import { compiledGateway } from '../../test/support/gateway-process.ts';
 import { BENCH_CHILD, type GatewayProcess, startGatewayProcess } from '../stack.ts';
 import type { SoakSettings } from './settings.ts';
 
 export type FaultKind = 'worker' | 'gateway' | 'temporal';
+
+// Inside the repository, so the compiled catalog's imports resolve from its node_modules.
+const CATALOG = fileURLToPath(
+  new URL(`../../node_modules/.cache/soak-catalog-${process.pid}.mjs`, import.meta.url),
+);
 
 export interface Principal {
   name: string;
@@ -23,9 +32,12 @@ export interface Principal {
 
 export class SoakStack {
   readonly taskQueue = `soak-${process.pid}`;
+  /** write_report's queue. */
+  readonly artifactQueue = `soak-artifacts-${process.pid}`;
   readonly principals: Principal[];
   readonly gatewayUrls: URL[];
   private temporal: DevServer | undefined;
+  private artifactWorker: TestProcess | undefined;
   private readonly workers: (TestProcess | undefined)[];
   private readonly gateways: (GatewayProcess | undefined)[];
   private readonly secret = randomBytes(32).toString('hex');
@@ -51,8 +63,9 @@ export class SoakStack {
     const stack = new SoakStack(settings, dataDir, ports);
     try {
       await stack.restart('temporal', 0);
-      await compiledGateway();
+      await Promise.all([compiledGateway(), compile('bench/soak/catalog.ts', CATALOG)]);
       await Promise.all([
+        stack.startArtifactWorker(),
         ...stack.workers.map((_, i) => stack.restart('worker', i)),
         ...stack.gateways.map((_, i) => stack.restart('gateway', i)),
       ]);
@@ -116,6 +129,25 @@ export class SoakStack {
     }
   }
 
+  private async startArtifactWorker(): Promise<void> {
+    this.artifactWorker = await startTestProcess({
+      name: 'artifact worker',
+      command: process.execPath,
+      args: ['--import', 'tsx', 'test/fixtures/artifacts-worker.ts'],
+      env: {
+        TEMPORAL_ADDRESS: this.temporalAddress,
+        TEMPORAL_TASK_QUEUE: this.artifactQueue,
+        MCP_ARTIFACT_DIR: this.artifactDir,
+      },
+      readyText: 'worker: polling task queue',
+      ...BENCH_CHILD,
+    });
+  }
+
+  private get artifactDir(): string {
+    return join(this.dataDir, 'artifacts');
+  }
+
   private startWorker(): Promise<TestProcess> {
     return startTestProcess({
       name: 'worker',
@@ -142,6 +174,9 @@ export class SoakStack {
       port: this.ports.gateways[index] as number,
       env: {
         MCP_SERVER_SECRET: this.secret,
+        MCP_TOOLS_FILE: CATALOG,
+        SOAK_ARTIFACT_TASK_QUEUE: this.artifactQueue,
+        MCP_ARTIFACT_DIR: this.artifactDir,
         MCP_AUTH_TOKENS: this.principals.map((p) => `${p.name}:${p.token}`).join(','),
         MCP_DATA_DIR: this.dataDir,
         MCP_POLL_INTERVAL_MS: '500',
@@ -156,7 +191,9 @@ export class SoakStack {
     await Promise.all([
       ...this.gateways.map((g) => g?.stop().catch(() => {})),
       ...this.workers.map((w) => w?.stop().catch(() => {})),
+      this.artifactWorker?.stop().catch(() => {}),
     ]);
+    rmSync(CATALOG, { force: true });
     await this.temporal?.stop().catch(() => {});
     rmSync(this.dataDir, { recursive: true, force: true });
   }

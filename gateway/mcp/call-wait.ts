@@ -33,6 +33,11 @@ export interface CallRunWait {
   reportsProgress?: boolean;
   /** Answers a first call brought along, sent when the run asks for their keys. */
   carried?: Record<string, unknown>;
+  /**
+   * Keys this call answered: never asked again (a key is unique for the run's lifetime), even
+   * while what the run last published still shows them (it took the answer after the wait's bound).
+   */
+  answered?: readonly string[];
 }
 
 /**
@@ -136,15 +141,21 @@ function inputLook(
 ): () => Promise<void> {
   const { tool, workflowId, caller, callerLeft, rounds } = wait;
   const unsent = new Map(Object.entries(formAnswers(wait.carried)));
+  const answered = new Set(wait.answered);
   let asked = false;
   const look = async () => {
-    const outstanding =
-      (await parts.views.progressOf(workflowId, caller, tool.progress))?.inputRequests ?? {};
+    const requests = (await parts.views.progressOf(workflowId, caller, tool.progress))?.inputRequests;
+    const outstanding = Object.fromEntries(
+      Object.entries(requests ?? {}).filter(([key]) => !answered.has(key)),
+    );
     if (asked || callerLeft.aborted) return;
     const due = [...unsent].filter(([key]) => key in outstanding);
     if (due.length > 0) {
       // Their signal is a change of the run: the look after it sees what the run asks next.
-      for (const [key] of due) unsent.delete(key);
+      for (const [key] of due) {
+        unsent.delete(key);
+        answered.add(key);
+      }
       const input = { signalName: tool.inputSignal as string, responses: Object.fromEntries(due) };
       await parts.actions.sendInput(workflowId, caller, input);
       return;

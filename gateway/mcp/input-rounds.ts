@@ -146,7 +146,7 @@ export async function resumeRound(
   tool: CatalogTool,
   parts: Pick<RunParts, 'views' | 'actions'>,
   call: { caller: Caller; rounds: InputRounds },
-): Promise<{ workflowId: string; run: RunRef; round: number }> {
+): Promise<{ workflowId: string; run: RunRef; round: number; answered: string[] }> {
   const { caller, rounds } = call;
   const resumes = rounds.resumes;
   if (!resumes) throw new Error('resume without a requestState');
@@ -158,5 +158,5 @@ export async function resumeRound(
       ? await parts.actions.sendInput(resumes.workflowId, caller, input)
       : (await parts.views.owned(resumes.workflowId, caller))?.run;
   if (!run) throw invalidParams('requestState names a run that no longer exists');
-  return { workflowId: resumes.workflowId, run, round: resumes.round + 1 };
+  return { workflowId: resumes.workflowId, run, round: resumes.round + 1, answered: Object.keys(answers) };
 }

@@ -67,10 +67,13 @@ interface AnswerLike {
   structuredContent?: unknown;
 }
 
-/** How a tools/call answer reads for the metrics: a task, a handle to poll, or a final result. */
+/**
+ * How a tools/call answer reads for the metrics: a task, input the run asks of the caller (a
+ * 2026-07-28 input-required result), a handle to poll, or a final result.
+ */
 function toolCallOutcome(answer: unknown): ToolCallOutcome {
   const { resultType, structuredContent } = (answer ?? {}) as AnswerLike;
-  if (resultType === 'task') return 'task';
+  if (resultType === 'task' || resultType === 'input_required') return resultType;
   const status = (structuredContent as { status?: unknown } | undefined)?.status;
   return status === 'running' || status === 'input_required' ? 'start_poll' : 'inline';
 }

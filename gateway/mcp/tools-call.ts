@@ -7,6 +7,7 @@ import type { CallToolResult, Server, ServerContext } from '@modelcontextprotoco
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { RequestOrigin } from '../shared/caller.ts';
 import { META } from '../shared/protocol.ts';
+import { withoutSecrets } from '../shared/secret-arguments.ts';
 import type { ExecutionView, RunRef } from '../temporal/run-state.ts';
 import { waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';
@@ -92,7 +93,10 @@ export function requestOrigin(
 
 // ---- a catalog tool's start ---------------------------------------------------------------------
 
-/** The run a call goes on with: started now (`createdAt`) or named by its requestState; `carried`: answers it brought. */
+/**
+ * The run a call goes on with: started now (`createdAt`) or named by its requestState; `carried`:
+ * answers it brought; `answered`: the keys a retry answered.
+ */
 interface CallRun {
   workflowId: string;
   /** The run in Temporal. */
@@ -100,6 +104,7 @@ interface CallRun {
   createdAt?: Date;
   round: number;
   carried?: Record<string, unknown>;
+  answered?: string[];
 }
 
 /** A catalog tool's start tool. */
@@ -135,6 +140,7 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
     run: run.run,
     reportsProgress: true,
     ...(run.carried ? { carried: run.carried } : {}),
+    ...(run.answered ? { answered: run.answered } : {}),
   });
   if (outcome.kind === 'closed') {
     const closed = { workflowId: run.workflowId, run: run.run, state: outcome.state };
@@ -166,9 +172,9 @@ async function begin(
       tool,
       input: presentation.workflowInput(args, keyArgument),
       arguments: args,
-      ...(tool.secretArguments ? { secretArguments: tool.secretArguments } : {}),
+      ...(tool.secrets ? { secrets: tool.secrets } : {}),
       ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
-      summary: presentation.summary(tool.name, args, caller.principal),
+      summary: presentation.summary(tool.name, withoutSecrets(args, tool.secrets), caller.principal),
     },
     caller,
   );
@@ -207,7 +213,8 @@ async function stillRunning(
       tool: tool.name,
       createdAt: at,
       lastUpdatedAt: closed ? new Date() : at,
-      arguments: args,
+      // What the hooks read of a run: never a secret, as from the memo.
+      arguments: withoutSecrets(args, tool.secrets),
     },
     state: closed?.state ?? { status: 'running' },
   };

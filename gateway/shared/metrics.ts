@@ -9,10 +9,11 @@ collectDefaultMetrics({ register: registry });
 
 /**
  * How a tools/call was answered: `inline` with a final result (completed, failed, cancelled, not
- * found); `task` with a task handle; `start_poll` with a handle the agent polls (running or
- * input_required JSON); `error` with a JSON-RPC error.
+ * found); `task` with a task handle; `input_required` with an input-required result (2026-07-28);
+ * `start_poll` with a handle the agent polls (running or input_required JSON); `error` with a
+ * JSON-RPC error.
  */
-export type ToolCallOutcome = 'inline' | 'task' | 'start_poll' | 'error';
+export type ToolCallOutcome = 'inline' | 'task' | 'input_required' | 'start_poll' | 'error';
 
 /** How a tasks/* request was answered. */
 export type TaskRequestOutcome = 'ok' | 'not_found' | 'invalid_params' | 'missing_capability' | 'error';
@@ -39,7 +40,7 @@ export type TemporalOperation =
 
 export const toolCalls = new Counter({
   name: 'mcp_gateway_tool_calls_total',
-  help: 'MCP tools/call requests by tool and outcome (inline, task, start_poll, error)',
+  help: 'MCP tools/call requests by tool and outcome (inline, task, input_required, start_poll, error)',
   labelNames: ['tool', 'outcome'] as const,
   registers: [registry],
 });

@@ -1,9 +1,11 @@
 // What a caller may do to its own run: request its cancellation, or send it input on the tool's
-// input signal. An id that is not the caller's is not found, with no Temporal call.
+// input signal (answered once the run has taken it, so what the caller reads next reflects it). An
+// id that is not the caller's is not found, with no Temporal call.
 import type { InputResponses } from '../../workflows/mcp-contract.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile } from './errors.ts';
+import { RunHistoryFeed, untilSignalTaken } from './run-changes.ts';
 import { isRunning, type RunRef } from './run-state.ts';
 import type { ProgressSource, RunViews } from './view.ts';
 
@@ -39,7 +41,10 @@ export class RunActions {
     return found.run;
   }
 
-  /** Sends input responses on the tool's input signal; the run, or undefined when there is no such run for this caller. */
+  /**
+   * Sends input responses on the tool's input signal and waits (at most the call deadline) until
+   * the run has taken them; the run, or undefined when there is no such run for this caller.
+   */
   async sendInput(workflowId: string, caller: Caller, input: InputDelivery): Promise<RunRef | undefined> {
     if (!this.views.owns(workflowId, caller)) return undefined;
     const asked = this.views.queryWithDescribe(workflowId, caller, input);
@@ -59,7 +64,20 @@ export class RunActions {
       await this.calls.call(() => found.handle.signal(input.signalName, due));
     } catch (err) {
       if (!isClosedMeanwhile(err)) throw err;
+      return found.run;
     }
+    await this.taken(found.run, input.signalName, found.description.historyLength);
     return found.run;
+  }
+
+  /**
+   * Until a workflow task has completed after the signal (its history long poll, no timer): a read
+   * right after the answer would otherwise show the run before it, still asking the answered keys.
+   * Past the call deadline (no worker takes the run), or when Temporal fails, the answer stands as
+   * sent and the caller reads the run as it is.
+   */
+  private async taken(run: RunRef, signalName: string, historyLength: number): Promise<void> {
+    const feed = new RunHistoryFeed(this.calls, run, AbortSignal.timeout(this.calls.options.callTimeoutMs));
+    await untilSignalTaken(feed, signalName, historyLength).catch(() => {});
   }
 }

@@ -7,6 +7,8 @@ import protos from '@temporalio/proto';
 import { type TemporalCalls, timed } from './client.ts';
 import type { RunRef } from './run-state.ts';
 
+export type HistoryEvent = protos.temporal.api.history.v1.IHistoryEvent;
+
 /** A new event was appended to the run's history (it still runs), or the run has closed. */
 export type RunChange = 'changed' | 'closed';
 
@@ -27,6 +29,8 @@ const LONG_POLL_DEADLINE_MS = 70_000;
 export class RunHistoryFeed {
   private token: Uint8Array | undefined;
   private closed = false;
+  /** The events of the last page read: what the last `next()` saw appended (in order). */
+  events: HistoryEvent[] = [];
 
   constructor(
     private readonly calls: TemporalCalls,
@@ -38,7 +42,8 @@ export class RunHistoryFeed {
     while (!this.closed) {
       this.signal.throwIfAborted();
       const page = await this.page();
-      const events = page.history?.events?.length ?? 0;
+      this.events = page.history?.events ?? [];
+      const events = this.events.length;
       // The last page of a closed run carries no token; a long poll that saw nothing keeps it.
       this.token = page.nextPageToken?.length ? page.nextPageToken : undefined;
       if (!this.token) this.closed = true;
@@ -86,4 +91,36 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+const { EventType } = protos.temporal.api.enums.v1;
+
+/**
+ * Resolves once the run has taken a signal named `signalName` that Temporal recorded after event
+ * `afterEventId`: a workflow task completed after it (its handler ran, and what the workflow
+ * published then is in its memo), or the run closed. Rejects when the feed's signal aborts.
+ */
+export async function untilSignalTaken(
+  feed: RunHistoryFeed,
+  signalName: string,
+  afterEventId: number,
+): Promise<void> {
+  let signaledAt: number | undefined;
+  while ((await feed.next()) === 'changed') {
+    for (const event of feed.events) {
+      const id = Number(event.eventId ?? 0);
+      if (
+        event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED &&
+        id > afterEventId &&
+        event.workflowExecutionSignaledEventAttributes?.signalName === signalName
+      )
+        signaledAt = id;
+      else if (
+        event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED &&
+        signaledAt !== undefined &&
+        id > signaledAt
+      )
+        return;
+    }
+  }
 }
