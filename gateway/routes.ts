@@ -12,18 +12,20 @@ import { codecEndpoint } from './http/codec-endpoint.ts';
 import { type HostAuthenticate, hostAuth } from './http/host-auth.ts';
 import { isLoopback, loopbackHostnames } from './http/loopback.ts';
 import { mcpRoute } from './http/mcp-route.ts';
-import { OAuthResourceServer, protectedResourceRoutes, ToolScopes } from './http/oauth.ts';
+import { OAuthResourceServer, protectedResourceRoutes } from './http/oauth.ts';
 import { Readiness } from './http/readiness.ts';
 import { Catalog, type CatalogTool } from './mcp/catalog.ts';
 import { McpHandler } from './mcp/handler.ts';
 import { hostToolDefinitions, type QuickTool } from './mcp/host-tools.ts';
 import { pacedIntervals } from './mcp/poll-pacing.ts';
 import { ReadBudget } from './mcp/read-budget.ts';
+import { Rights } from './mcp/rights.ts';
 import type { ToolDefinition } from './mcp/tool-definition.ts';
 import type { GatewaySettings } from './settings/index.ts';
 import { renderMetrics } from './shared/metrics.ts';
 import type { TemporalBackend } from './temporal/backend.ts';
 import { missingAttributeMessages } from './temporal/optional-attributes.ts';
+import type { TaskRef } from './temporal/task-ids.ts';
 
 export interface GatewayRoutesOptions {
   settings: GatewaySettings;
@@ -55,20 +57,29 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayRoutesOptions> = async (ap
   const auth: Authentication = options.authenticate
     ? { tokens: new Map() }
     : { tokens: settings.authTokens, staticScopes: settings.staticScopes, ...(oauth ? { oauth } : {}) };
-  const toolScopes = new ToolScopes(catalog, settings.oauth?.requiredScopes ?? []);
-  if (oauth) resourceMetadata(app, oauth, toolScopes);
+  // One rule for every caller's scopes, whoever signed it in: the gateway's tokens, OAuth or the host.
+  const rights = new Rights(catalog, settings.oauth?.requiredScopes ?? []);
+  if (oauth) resourceMetadata(app, oauth, rights);
   if (settings.codec && settings.codecServer) {
     // It decrypts every payload of the namespace: with callers that authenticate, only the named
     // operators, never every principal with a token for /mcp.
-    if ((settings.authTokens.size > 0 || oauth) && !settings.codecServer.principals?.length) {
+    const authenticates = options.authenticate !== undefined || settings.authTokens.size > 0 || oauth;
+    if (authenticates && !settings.codecServer.principals?.length) {
       throw new Error(
         'MCP_CODEC_SERVER=true on a gateway that authenticates needs MCP_CODEC_PRINCIPALS: the principals ' +
           '(operators) who may decrypt payloads through /codec',
       );
     }
-    await app.register(codecEndpoint, { ...settings.codecServer, codec: settings.codec, auth });
+    // Its callers sign in as /mcp's do: the host's own authentication when it brings one.
+    const signIn = options.authenticate ? hostAuth(options.authenticate) : undefined;
+    await app.register(codecEndpoint, {
+      ...settings.codecServer,
+      codec: settings.codec,
+      auth,
+      ...(signIn ? { signIn } : {}),
+    });
   }
-  const parts = { backend, catalog, auth, hostTools, ...(oauth ? { toolScopes } : {}) };
+  const parts = { backend, catalog, auth, hostTools, rights };
   // The host's own authentication applies to /mcp alone: the probes stay open.
   await app.register(async (scope) => {
     if (options.authenticate) scope.addHook('onRequest', hostAuth(options.authenticate));
@@ -123,8 +134,8 @@ function tellMissingAttributes(app: FastifyInstance, backend: TemporalBackend): 
 }
 
 /** RFC 9728 metadata; discovery and keys fetched ahead of the first request (retried on requests). */
-function resourceMetadata(app: FastifyInstance, oauth: OAuthResourceServer, toolScopes: ToolScopes): void {
-  app.register(protectedResourceRoutes, { oauth, scopesSupported: toolScopes.supported });
+function resourceMetadata(app: FastifyInstance, oauth: OAuthResourceServer, rights: Rights): void {
+  app.register(protectedResourceRoutes, { oauth, scopesSupported: rights.supported() });
   app.addHook('onReady', async () => {
     const { issuer, audience } = oauth.settings;
     oauth.verifier.warmUp().then(
@@ -139,12 +150,12 @@ interface McpParts {
   catalog: Catalog;
   auth: Authentication;
   hostTools: readonly ToolDefinition[];
-  toolScopes?: ToolScopes;
+  rights: Rights;
 }
 
 /** POST /mcp: the MCP layer over the catalog and the host's tools, behind the route's admission. */
 function mcp(app: FastifyInstance, settings: GatewaySettings, parts: McpParts): void {
-  const { backend, catalog, auth, toolScopes, hostTools } = parts;
+  const { backend, catalog, auth, rights, hostTools } = parts;
   const onError = (error: Error) => app.log.warn({ err: error }, 'mcp request error');
   const { starts, waits, views, actions, listing, recentRuns } = backend;
   const handler = new McpHandler({
@@ -169,14 +180,14 @@ function mcp(app: FastifyInstance, settings: GatewaySettings, parts: McpParts): 
   app.register(mcpRoute, {
     mcp: handler,
     auth,
-    ...(toolScopes ? { toolScopes } : {}),
+    catalog,
+    rights,
     bodyLimitBytes: settings.bodyLimitBytes,
     ...(settings.pollMinIntervalMs
       ? {
           pollLimit: {
             minIntervalMs: settings.pollMinIntervalMs,
-            isPollTool: (name: string) => catalog.isPollTool(name),
-            issuedTo: (taskId: string, principal: string) => backend.issuedTo(taskId, principal),
+            issuedTo: (task: TaskRef, principal: string) => backend.issuedTo(task, principal),
           },
         }
       : {}),

@@ -5,6 +5,7 @@
 // host's own authentication names the caller; the endpoint lives under the host's prefix; the
 // probes are mounted only when asked for; catalog entries given as objects are served.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import * as z from 'zod/v4';
@@ -168,5 +169,53 @@ describe("the host's own authentication", () => {
       { headers: { 'x-user': 'carol' } },
     );
     assert.deepEqual(body.result.structuredContent, { text: 'hi', principal: 'carol' });
+  });
+});
+
+describe("the codec endpoint under the host's authentication", () => {
+  const codecEnv = {
+    TEMPORAL_ADDRESS: '127.0.0.1:9',
+    MCP_CODEC_KEYS: `k-1=${randomBytes(32).toString('base64')}`,
+    MCP_CODEC_SERVER: 'true',
+  };
+  const byHeader = (request: { headers: Record<string, unknown> }) =>
+    request.headers['x-user'] ? { principal: String(request.headers['x-user']) } : undefined;
+
+  test('without MCP_CODEC_PRINCIPALS the plugin does not mount: every signed-in caller is no operator', async () => {
+    const app = Fastify();
+    const settings = await loadGatewaySettings(codecEnv);
+    app.register(temporalMcp, {
+      prefix: '/ai',
+      settings,
+      serverSecret: TEST_SERVER_SECRET,
+      authenticate: byHeader,
+    });
+    await assert.rejects(async () => app.ready(), /MCP_CODEC_PRINCIPALS/);
+    await app.close();
+  });
+
+  test('callers sign in as the host says: nobody 401, a principal not named 403, an operator decodes', async () => {
+    const app = Fastify();
+    await app.register(temporalMcp, {
+      prefix: '/ai',
+      settings: await loadGatewaySettings({ ...codecEnv, MCP_CODEC_PRINCIPALS: 'ops' }),
+      serverSecret: TEST_SERVER_SECRET,
+      authenticate: byHeader,
+    });
+    const decode = (headers: Record<string, string>) =>
+      app.inject({
+        method: 'POST',
+        url: '/ai/codec/decode',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: JSON.stringify({ payloads: [] }),
+      });
+    assert.equal((await decode({})).statusCode, 401);
+    const stranger = await decode({ 'x-user': 'carol' });
+    assert.equal(stranger.statusCode, 403, stranger.body);
+    assert.match(stranger.body, /principal_refused/);
+    const operator = await decode({ 'x-user': 'ops' });
+    assert.equal(operator.statusCode, 200, operator.body);
+    assert.deepEqual(operator.json(), { payloads: [] });
+    await app.close();
   });
 });

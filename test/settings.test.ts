@@ -235,7 +235,7 @@ describe('gateway settings by area', () => {
     );
   });
 
-  test('auth: scopes need OAuth and a listed principal; the first-start token only beyond loopback', () => {
+  test('auth: scopes need a listed principal, with or without OAuth; the first-start token only beyond loopback', () => {
     const tokens = { MCP_AUTH_TOKENS: `ops:${'o'.repeat(20)}` };
     const auth = (host: string, oauth: boolean, env: NodeJS.ProcessEnv) =>
       parseSettings(authSchema(host, oauth), env);
@@ -243,9 +243,10 @@ describe('gateway settings by area', () => {
       [...auth('0.0.0.0', true, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ops=a:b c' }).staticScopes],
       [['ops', ['a:b', 'c']]],
     );
-    refused(
-      () => auth('127.0.0.1', false, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ops=a' }),
-      /^MCP_AUTH_TOKEN_SCOPES is set but OAuth is not/,
+    // Static tokens alone: a catalog tool's `scopes` still hold for a principal given scopes.
+    assert.deepEqual(
+      [...auth('127.0.0.1', false, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ops=a' }).staticScopes],
+      [['ops', ['a']]],
     );
     refused(
       () => auth('127.0.0.1', true, { ...tokens, MCP_AUTH_TOKEN_SCOPES: 'ci=a' }),
@@ -388,6 +389,40 @@ describe('loadSettings', () => {
       });
       const allowed = await loadSettings({ MCP_TOOLS_FILE: file, MCP_ALLOW_PLAINTEXT_SECRETS: 'true' });
       assert.deepEqual(allowed.plaintextSecrets, ['echo_secret (api_key)'], 'said in the start log');
+      const encrypted = await loadSettings({ MCP_TOOLS_FILE: file, MCP_CODEC_KEYS: `k1=${KEY}` });
+      assert.equal(encrypted.plaintextSecrets, undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a secret nested in an object, in array items or behind a $ref stops the gateway without a codec as a top-level one does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'settings-nested-secrets-'));
+    try {
+      const file = join(dir, 'tools.json');
+      const schema = {
+        type: 'object',
+        $defs: { Key: { type: 'string', writeOnly: true } },
+        properties: {
+          text: { type: 'string' },
+          auth: { type: 'object', properties: { token: { type: 'string', writeOnly: true } } },
+          mirrors: { type: 'array', items: { type: 'object', properties: { key: { $ref: '#/$defs/Key' } } } },
+        },
+      };
+      writeFileSync(
+        file,
+        JSON.stringify({
+          tools: [{ name: 'echo_nested', description: 'Echoes.', workflow: 'echo', inputSchema: schema }],
+        }),
+      );
+      await assert.rejects(loadSettings({ MCP_TOOLS_FILE: file }), (err: Error) => {
+        assert.match(err.message, /echo_nested \(auth\.token, mirrors\[\]\.key\)/);
+        assert.match(err.message, /MCP_CODEC_KEYS/);
+        assert.match(err.message, /MCP_ALLOW_PLAINTEXT_SECRETS=true/);
+        return true;
+      });
+      const allowed = await loadSettings({ MCP_TOOLS_FILE: file, MCP_ALLOW_PLAINTEXT_SECRETS: 'true' });
+      assert.deepEqual(allowed.plaintextSecrets, ['echo_nested (auth.token, mirrors[].key)']);
       const encrypted = await loadSettings({ MCP_TOOLS_FILE: file, MCP_CODEC_KEYS: `k1=${KEY}` });
       assert.equal(encrypted.plaintextSecrets, undefined);
     } finally {

@@ -1,10 +1,12 @@
 // The body of /mcp: parsed by Fastify's own JSON parser (which refuses prototype poisoning) behind a
 // nesting limit checked on the raw text first (a body nested deeper than any real request parses
 // fine but overflows the stack later, when the SDK serialises it: refused here it is a 400 with a
-// JSON-RPC error); then read once as JSON-RPC envelopes (readMcpBody), which every step that routes,
-// limits, logs or traces by them reads before the SDK parses the body properly. Untrusted input:
+// JSON-RPC error); then read once as JSON-RPC envelopes, each with what the method table says it
+// is and touches (readMcpBody), which every step that routes, checks, limits, logs or traces by
+// them reads before the SDK parses the body properly. Untrusted input:
 // every field is checked for its type, and a body that is no message reads empty.
 import type { FastifyInstance } from 'fastify';
+import type { MessageReading } from '../mcp/methods.ts';
 import type { Envelope } from '../shared/protocol.ts';
 
 /** Deepest nesting of arrays and objects a request body may have. */
@@ -56,30 +58,25 @@ const record = (value: unknown): Record<string, unknown> | undefined =>
     : undefined;
 const string = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** The envelope of one message (a batch has several: see messagesOf). */
+/** The envelope of one message (a batch has several). */
 function envelopeOf(message: unknown): Envelope {
   const body = record(message) ?? {};
   const method = string(body.method);
   const params = record(body.params) ?? {};
   const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : undefined;
-  const taskIds = record(params.notifications)?.taskIds;
   return {
     ...(id === undefined ? {} : { id }),
     ...(method === undefined ? {} : { method }),
     params,
     ...(method === 'tools/call' && string(params.name) ? { tool: params.name as string } : {}),
-    ...(method?.startsWith('tasks/') && string(params.taskId) ? { taskId: params.taskId as string } : {}),
-    ...(method === 'tools/call' && string(record(params.arguments)?.workflow_id)
-      ? { workflowId: record(params.arguments)?.workflow_id as string }
-      : {}),
-    ...(method === 'subscriptions/listen' && Array.isArray(taskIds) ? { listenTaskIds: taskIds } : {}),
   };
 }
 
-/** One message of a body, and its envelope. */
+/** One message of a body: its envelope, and what it is and touches (mcp/methods.ts). */
 export interface McpMessage {
   body: unknown;
   envelope: Envelope;
+  reading: MessageReading;
 }
 
 /** A request body as every step of /mcp reads it: each message with its envelope, read once. */
@@ -87,6 +84,8 @@ export interface McpBody {
   messages: McpMessage[];
   /** The envelope of a body that is one message; empty for a batch. */
   envelope: Envelope;
+  /** The task a body of one message is about, as written (logs and spans). */
+  taskId?: string;
   /** The id to echo in an error answer: the request's id, or null (a batch, or none). */
   id: string | number | null;
 }
@@ -98,12 +97,18 @@ declare module 'fastify' {
   }
 }
 
-export function readMcpBody(body: unknown): McpBody {
+/** The body read once: each message's envelope, and `read` tells what the message is and touches. */
+export function readMcpBody(
+  body: unknown,
+  read: (envelope: Envelope, message: unknown) => MessageReading,
+): McpBody {
   const batch = Array.isArray(body);
-  const messages = (batch ? body : [body]).map((message) => ({
-    body: message,
-    envelope: envelopeOf(message),
-  }));
-  const envelope = batch ? { params: {} } : (messages[0]?.envelope ?? { params: {} });
-  return { messages, envelope, id: batch ? null : (envelope.id ?? null) };
+  const messages = (batch ? body : [body]).map((message) => {
+    const envelope = envelopeOf(message);
+    return { body: message, envelope, reading: read(envelope, message) };
+  });
+  const single = batch ? undefined : messages[0];
+  const envelope = single?.envelope ?? { params: {} };
+  const taskId = single?.reading.taskId;
+  return { messages, envelope, id: envelope.id ?? null, ...(taskId === undefined ? {} : { taskId }) };
 }

@@ -2,9 +2,9 @@
 // POST /codec/encode take `{ payloads: [{ metadata: { key: base64 }, data: base64 }] }` and answer
 // the same shape, decrypted or encrypted with the gateway's codec keys. Off unless
 // MCP_CODEC_SERVER=true. Who may call it:
-//   - with bearer tokens or OAuth configured: a token the gateway accepts on /mcp (the Web UI sends
-//     its own login's access token with `passAccessToken`), of a principal in MCP_CODEC_PRINCIPALS
-//     when that is set;
+//   - with bearer tokens or OAuth configured, or the embedding host's own authentication: a caller
+//     /mcp accepts (the Web UI sends its own login's access token with `passAccessToken`), of a
+//     principal in MCP_CODEC_PRINCIPALS (required then);
 //   - without authentication (a loopback-only gateway, `npm start`): only callers on this machine (a
 //     loopback peer, the rule /mcp follows then), and from a browser only pages of an Origin in
 //     MCP_CODEC_CORS_ORIGINS — the dev server's Web UI has no login to send, and the Origin check
@@ -38,6 +38,8 @@ export interface CodecServerSettings {
 export interface CodecEndpointOptions extends CodecServerSettings {
   codec: EncryptionCodec;
   auth: Authentication;
+  /** The embedding host's sign-in (http/host-auth.ts), used instead of `auth` when given. */
+  signIn?: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
 /** A decode call carries a batch of payloads, each up to Temporal's blob limit (2 MB by default). */
@@ -90,7 +92,7 @@ function payloadsToJson(payloads: Payload[]): { payloads: JsonPayload[] } {
 export const codecEndpoint: FastifyPluginAsync<CodecEndpointOptions> = async (app, options) => {
   const origins = new Set(options.corsOrigins);
   const authenticates = options.auth.tokens.size > 0 || options.auth.oauth !== undefined;
-  const authenticate = authenticates ? bearerAuth(options.auth) : undefined;
+  const authenticate = options.signIn ?? (authenticates ? bearerAuth(options.auth) : undefined);
   const send = (reply: FastifyReply, status: number, body: CodecErrorBody) =>
     reply.code(status).header('content-type', 'application/json').send(body);
 

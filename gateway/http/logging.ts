@@ -172,7 +172,6 @@ export function boundTaskId(request: FastifyRequest): string | undefined {
  * request's later lines (a refusal, the handler's lines, "request completed") carry it.
  */
 export async function bindTaskFromBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  // The task or run the body names: tasks/*'s taskId, a companion's workflow_id.
-  const { taskId, workflowId } = request.mcpBody.envelope;
-  bindTask(request, reply, taskId ?? workflowId);
+  // The task the body names, wherever its method carries it (mcp/methods.ts).
+  bindTask(request, reply, request.mcpBody.taskId);
 }

@@ -5,15 +5,18 @@ import type { ServerResponse } from 'node:http';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import type { InboundClassificationOutcome } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody, HEADER_MISMATCH, internalError } from '../mcp/errors.ts';
+import type { Catalog } from '../mcp/catalog.ts';
+import { errorBody, HEADER_MISMATCH, insufficientScope, internalError } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpHandler } from '../mcp/handler.ts';
+import { type MessageReading, readMessage } from '../mcp/methods.ts';
 import type { Exchange } from '../mcp/observe.ts';
+import type { Rights } from '../mcp/rights.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
 import { tracing } from '../shared/tracing.ts';
 import { type Authentication, bearerAuth, sendJson, sendRefusal } from './bearer-auth.ts';
-import { limitJsonDepth, readMcpBody } from './body.ts';
+import { limitJsonDepth, type McpMessage, readMcpBody } from './body.ts';
 import { bindTask, bindTaskFromBody, boundTaskId } from './logging.ts';
-import type { ToolScopes } from './oauth.ts';
+import type { Refusal } from './oauth.ts';
 import { PollRateLimiter, type PollRateLimitOptions, pollRateLimit } from './poll-limit.ts';
 import { refusedBodyHandler } from './refused-bodies.ts';
 import { judgeRequestHeaders } from './request-headers.ts';
@@ -21,9 +24,12 @@ import { traceRequest } from './request-tracing.ts';
 
 export interface McpRouteOptions {
   mcp: McpHandler;
+  /** How callers sign in with the gateway's own tokens (the host's `authenticate` is a hook before this route). */
   auth: Authentication;
-  /** Scopes per catalog tool (checked for OAuth tokens only); absent: none to check. */
-  toolScopes?: ToolScopes;
+  /** The tools whose messages the method table reads. */
+  catalog: Catalog;
+  /** What each caller's scopes allow, whoever signed them in. */
+  rights: Rights;
   /** Largest request body (413 above it). */
   bodyLimitBytes: number;
   /** Polls of one task closer together than `minIntervalMs` are refused with 429; absent: no limit. */
@@ -141,20 +147,55 @@ async function writeResponse(
   res.end();
 }
 
-/** The hooks of /mcp, in order: who is calling, the task on its log, its scopes, its poll rate. */
+/** What a refused message needed, for the refusal's description. */
+function refusedWhat({ envelope, reading }: { envelope: McpMessage['envelope']; reading: MessageReading }) {
+  const tools = reading.tools.map((tool) => tool.name).join(', ');
+  const method = envelope.method ?? 'the answer to an input request';
+  return tools ? `${method} on ${tools}` : method;
+}
+
+/**
+ * preHandler hook: every message of the body checked against the caller's scopes (mcp/rights.ts),
+ * whoever signed the caller in; a message needing a scope the caller lacks is 403
+ * `insufficient_scope` naming every scope it needs, and nothing of the body reaches the MCP layer.
+ */
+function scopeCheck({ rights, auth }: McpRouteOptions) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const held = request.identity?.scopes;
+    if (held === undefined) return;
+    for (const message of request.mcpBody.messages) {
+      const needed = rights.refused(message.reading, held);
+      if (!needed) continue;
+      const description = `the caller lacks a scope ${refusedWhat(message)} needs`;
+      const id = message.envelope.id ?? null;
+      const refusal: Refusal = auth.oauth
+        ? auth.oauth.insufficientScope(needed, description, id)
+        : {
+            status: 403,
+            headers: {
+              'www-authenticate': `Bearer realm="mcp", error="insufficient_scope", scope="${needed.join(' ')}"`,
+            },
+            body: insufficientScope(id, description, needed),
+          };
+      return sendRefusal(reply, refusal);
+    }
+  };
+}
+
+/** The hooks of /mcp, in order: who is calling, the body read, the task on its log, its rights, its poll rate. */
 function admission(app: Parameters<FastifyPluginAsync>[0], options: McpRouteOptions): void {
-  const { auth, toolScopes, pollLimit } = options;
+  const { auth, catalog, pollLimit } = options;
   // Hooks of this plugin apply to /mcp only: /healthz and /readyz stay open for probes.
   if (auth.tokens.size > 0 || auth.oauth) app.addHook('onRequest', bearerAuth(auth));
-  // The body read once, as envelopes, for every step after it.
+  // The body read once, as envelopes with what each message touches, for every step after it.
   app.decorateRequest('mcpBody');
   app.addHook('preValidation', async (request) => {
-    request.mcpBody = readMcpBody(request.body);
+    request.mcpBody = readMcpBody(request.body, (envelope, message) =>
+      readMessage(catalog, envelope, message),
+    );
   });
   app.addHook('preHandler', bindTaskFromBody);
-  if (auth.oauth && toolScopes && !toolScopes.empty) {
-    app.addHook('preHandler', toolScopes.hook(auth.oauth, sendRefusal));
-  }
+  app.addHook('preHandler', scopeCheck(options));
   if (pollLimit) {
     const { minIntervalMs, ...rest } = pollLimit;
     const principal = (request: FastifyRequest) => request.identity?.principal ?? ANONYMOUS;
@@ -186,7 +227,11 @@ function answer(
     token: '',
     clientId: principal,
     scopes: [...(scopes ?? [])],
-    extra: { everyScope: !scopes },
+    // The task ids the body named, parsed once (mcp/methods.ts): the handlers take them as they are.
+    extra: {
+      everyScope: !scopes,
+      tasks: request.mcpBody.messages.flatMap((message) => message.reading.tasks),
+    },
   };
   // The MCP layer logs on the request's logger and learns when the answer has gone (a read holds
   // its budget until then); it leaves the task its answer is about, bound here for the last line.

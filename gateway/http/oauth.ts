@@ -1,30 +1,25 @@
 // The gateway as an OAuth 2.1 resource server (the MCP authorization spec): a bearer token that is
 // not a static one is checked as a JWT access token of the configured issuer, for this resource,
-// with the scopes the gateway requires, and each catalog tool's own scopes on the calls about it.
+// with the scopes the gateway requires (each tool's own scopes are checked with every other
+// caller's, mcp/rights.ts).
 // Refusals carry the RFC 6750 challenge (built by the MCP SDK) that points clients at the RFC 9728
 // metadata this module also serves, so they can find the authorization server.
 import {
   bearerAuthChallengeResponse,
   getOAuthProtectedResourceMetadataUrl,
-  type JSONRPCRequest,
   OAuthError,
   OAuthErrorCode,
   type OAuthProtectedResourceMetadata,
-  requireScopes,
-  type ScopeChallengeHandler,
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Catalog } from '../mcp/catalog.ts';
+import type { FastifyPluginAsync } from 'fastify';
 import {
   authorizationServerUnavailable,
   type ErrorBody,
   insufficientScope,
   unauthorized,
 } from '../mcp/errors.ts';
-import { toolsTouched } from '../mcp/tool-rights.ts';
 import { AuthorizationServerUnavailable } from './authorization-server.ts';
-import type { McpMessage } from './body.ts';
 import { JwtAccessTokenVerifier } from './jwt-verifier.ts';
 import type { OAuthSettings } from './oauth-settings.ts';
 
@@ -149,76 +144,6 @@ export class OAuthResourceServer {
 
 export function isRefusal(outcome: Identity | Refusal): outcome is Refusal {
   return 'status' in outcome;
-}
-
-/**
- * Per-tool OAuth scopes, checked on the parsed body before the MCP layer sees it: every tool a
- * message touches (mcp/tool-rights.ts: a call or a companion, tasks/* of both revisions, a push
- * watch, an artifact read, an input answer) needs its scopes besides the gateway's required ones,
- * with the SDK's requireScopes; a token without them is 403 `insufficient_scope` naming every scope
- * the request needs. A static principal holds every scope unless MCP_AUTH_TOKEN_SCOPES names its own.
- */
-export class ToolScopes {
-  private readonly byTool = new Map<string, ScopeChallengeHandler>();
-  /** Every scope the gateway knows of (required ones first): RFC 9728 `scopes_supported`. */
-  readonly supported: string[];
-
-  constructor(
-    private readonly catalog: Catalog,
-    requiredScopes: readonly string[],
-  ) {
-    const supported = new Set(requiredScopes);
-    for (const tool of catalog.tools) {
-      if (!tool.scopes?.length) continue;
-      for (const scope of tool.scopes) supported.add(scope);
-      const needed = [...new Set([...requiredScopes, ...tool.scopes])] as [string, ...string[]];
-      this.byTool.set(tool.name, requireScopes(...needed));
-    }
-    this.supported = [...supported];
-  }
-
-  get empty(): boolean {
-    return this.byTool.size === 0;
-  }
-
-  /** The scopes `message` needs that `identity` lacks (all the request needs), or undefined. */
-  async missing(message: McpMessage, identity: Identity): Promise<readonly string[] | undefined> {
-    const { body, envelope } = message;
-    if (!identity.scopes || !body || typeof body !== 'object') return undefined;
-    for (const tool of toolsTouched(this.catalog, envelope, body)) {
-      const challenge = await this.byTool.get(tool.name)?.({
-        request: body as JSONRPCRequest,
-        authInfo: { token: '', clientId: identity.principal, scopes: [...identity.scopes] },
-      });
-      if (challenge) return challenge.scopes;
-    }
-    return undefined;
-  }
-
-  /** preHandler hook for /mcp: 403 `insufficient_scope` for a call the token's scopes do not cover. */
-  hook(oauth: OAuthResourceServer, send: (reply: FastifyReply, refusal: Refusal) => unknown) {
-    return async (request: FastifyRequest, reply: FastifyReply) => {
-      const identity = request.identity;
-      if (!identity?.scopes) return;
-      for (const message of request.mcpBody.messages) {
-        const needed = await this.missing(message, identity);
-        if (!needed) continue;
-        const { method, params } = message.envelope;
-        const what =
-          method === undefined
-            ? 'the answer to an input request of its task'
-            : method === 'tools/call'
-              ? `the tool ${params.name}`
-              : method === 'subscriptions/listen'
-                ? 'subscriptions/listen on the tasks named'
-                : `${method} on ${params.taskId ?? params.uri}`;
-        return send(
-          reply,
-          oauth.insufficientScope(needed, `the token lacks a scope ${what} needs`, message.envelope.id),
-        );
-      }
-    };
-  }
 }
 
 export interface ProtectedResourceOptions {

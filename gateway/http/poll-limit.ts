@@ -6,14 +6,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pollRateLimited } from '../mcp/errors.ts';
 import { pollsRateLimited } from '../shared/metrics.ts';
+import type { TaskRef } from '../temporal/task-ids.ts';
 import type { McpBody } from './body.ts';
 
-/** Every poll in a body (one per polling message of a batch): tasks/get's taskId, a result companion's workflow_id. */
-export function polledTaskIds(body: McpBody, isPollTool: (name: string) => boolean): string[] {
-  return body.messages.flatMap(({ envelope: message }) => {
-    if (message.method === 'tasks/get') return message.taskId ?? [];
-    return message.tool && isPollTool(message.tool) ? (message.workflowId ?? []) : [];
-  });
+/** Every poll in a body, one per polling message of a batch (mcp/methods.ts says which poll). */
+export function polledTasks(body: McpBody): TaskRef[] {
+  return body.messages.flatMap(({ reading }) => reading.polls);
 }
 
 /** Entries the limiter keeps at most, whatever the traffic (the oldest go first past it). */
@@ -68,19 +66,19 @@ export class PollRateLimiter {
 
 export interface PollRateLimitOptions {
   principalOf: (request: FastifyRequest) => string;
-  isPollTool: (name: string) => boolean;
   /** Whether the id is one the gateway issued to the principal (a local check, no Temporal call). */
-  issuedTo: (taskId: string, principal: string) => boolean;
+  issuedTo: (task: TaskRef, principal: string) => boolean;
 }
 
 /** preHandler hook for /mcp: polls faster than the limiter allows → 429 with a JSON-RPC error, counted. */
 export function pollRateLimit(limiter: PollRateLimiter, options: PollRateLimitOptions) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const taskIds = polledTaskIds(request.mcpBody, options.isPollTool);
-    if (taskIds.length === 0) return;
+    const tasks = polledTasks(request.mcpBody);
+    if (tasks.length === 0) return;
     const principal = options.principalOf(request);
-    for (const taskId of taskIds) {
-      if (!options.issuedTo(taskId, principal)) continue;
+    for (const task of tasks) {
+      if (!options.issuedTo(task, principal)) continue;
+      const taskId = task.id;
       const waitMs = limiter.check(principal, taskId);
       if (waitMs === 0) continue;
       pollsRateLimited.inc();

@@ -12,6 +12,7 @@
 // (subscriptions/listen). 2025-era requests predate these rules and are not judged.
 import type { IncomingHttpHeaders } from 'node:http';
 import { classifyInboundRequest, type InboundClassificationOutcome } from '@modelcontextprotocol/server';
+import { METHODS } from '../mcp/methods.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
 import { MODERN_PROTOCOL_VERSION } from '../shared/protocol.ts';
 
@@ -26,7 +27,7 @@ export interface HeaderRefusal {
 
 export type HeaderVerdict =
   /**
-   * `add`: headers the gateway supplies before the SDK judges the request (see TASK_METHODS);
+   * `add`: headers the gateway supplies before the SDK judges the request (see taskNameParam);
    * `route`: the request's protocol classification, which the MCP layer goes on with.
    */
   | { ok: true; add: Record<string, string>; route: InboundClassificationOutcome }
@@ -56,12 +57,11 @@ const NAME_SOURCE: Record<string, string> = {
  * tasks/* request without Mcp-Name (fastmcp-tasks 4.1.4 and the Python SDK send none) is served from
  * params.taskId; the SDK's handler, stricter, is handed the header the client should have sent. A
  * Mcp-Name that names another task is still refused (Server Validation: headers match the body).
+ * The methods and the param are the method table's (mcp/methods.ts, `nameParam`).
  */
-const TASK_METHODS: Record<string, string> = {
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
+function taskNameParam(method: string): string | undefined {
+  return Object.hasOwn(METHODS, method) ? METHODS[method]?.nameParam : undefined;
+}
 
 const SENTINEL_PREFIX = '=?base64?';
 const SENTINEL_SUFFIX = '?=';
@@ -221,7 +221,7 @@ export function judgeRequestHeaders(input: RequestHeadersInput): HeaderVerdict {
     const problem = paramHeaderRefusal(declarations, params.arguments, headers);
     if (problem) return { ok: false, refusal: problem };
   }
-  const taskField = TASK_METHODS[method];
+  const taskField = taskNameParam(method);
   const taskId = taskField ? params[taskField] : undefined;
   if (typeof taskId === 'string' && headerValue(headers, 'mcp-name') === undefined) {
     return { ok: true, add: { 'mcp-name': encodeHeaderValue(taskId) }, route };

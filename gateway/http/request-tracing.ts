@@ -6,7 +6,6 @@
 // The route calls it only with tracing on.
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Envelope } from '../shared/protocol.ts';
 import {
   activeTraceCarrier,
   activeTraceId,
@@ -14,29 +13,29 @@ import {
   type RequestSpanSubject,
   traceCarrierOf,
 } from '../shared/tracing.ts';
+import type { McpBody } from './body.ts';
 
 const MAX_TARGET_LENGTH = 200;
 
 const text = (value: unknown) =>
   typeof value === 'string' && value !== '' ? value.slice(0, MAX_TARGET_LENGTH) : undefined;
 
-/** What a request's envelope says about itself, for its span. Pure. */
+/** What a request's body says about itself, for its span. Pure. */
 export function requestSpanSubject(
-  envelope: Envelope,
+  { envelope, taskId }: Pick<McpBody, 'envelope' | 'taskId'>,
   headers: IncomingMessage['headers'],
   principal: string,
 ): RequestSpanSubject {
   const { params, id } = envelope;
   const name = text(envelope.method) ?? 'mcp';
   const tool = text(envelope.tool);
-  const task = text(envelope.taskId);
-  const workflowId = text(envelope.workflowId);
+  const task = text(taskId);
   const meta = params._meta as Record<string, unknown> | undefined;
   const version =
     text(meta?.['io.modelcontextprotocol/protocolVersion']) ?? text(headers['mcp-protocol-version']);
   const attributes: RequestSpanSubject['attributes'] = {};
   if (tool) attributes['gen_ai.tool.name'] = tool;
-  if (task ?? workflowId) attributes['mcp.task.id'] = (task ?? workflowId) as string;
+  if (task) attributes['mcp.task.id'] = task;
   if (version) attributes['mcp.protocol.version'] = version;
   if (id !== undefined) attributes['jsonrpc.request.id'] = String(id);
   // The envelope's trace context wins: it is the MCP request's own; the headers may be a proxy's.
@@ -81,7 +80,7 @@ export function traceRequest<T>(
   principal: string,
   run: (withTrace: (response: Response) => Promise<Response>) => Promise<T>,
 ): Promise<T> {
-  return inRequestSpan(requestSpanSubject(request.mcpBody.envelope, request.raw.headers, principal), () => {
+  return inRequestSpan(requestSpanSubject(request.mcpBody, request.raw.headers, principal), () => {
     const traceId = activeTraceId();
     if (traceId) {
       const child = request.log.child({ traceId });

@@ -9,7 +9,8 @@
 // entry has some; most need none.
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { taskIdPrefix } from '../temporal/task-ids.ts';
+import { type SecretArguments, secretArguments } from '../shared/secret-arguments.ts';
+import { type TaskName, taskIdPrefix } from '../temporal/task-ids.ts';
 import type { ProgressSource } from '../temporal/view.ts';
 import { genericPresentation } from './presentation.ts';
 import type { Presentation } from './presentation-hooks.ts';
@@ -60,8 +61,8 @@ export interface CatalogTool {
   /** `json`: the workflow's result is JSON shown as text and structuredContent; `toolResult`: it is an MCP tool result. */
   resultShape: 'json' | 'toolResult';
   presentation: Presentation;
-  /** Arguments whose schema says `writeOnly: true`: secrets, kept with the run only as a digest. */
-  secretArguments?: string[];
+  /** The places its inputSchema marks `writeOnly` (at any depth): secrets, kept with the run only as a digest. */
+  secrets?: SecretArguments;
   /** The inputSchema, compiled. */
   validateArguments: ValidateFunction;
   /** The arguments its requests mirror into Mcp-Param-* headers (`x-mcp-header`). */
@@ -150,11 +151,8 @@ function checkedSchemas(raw: Omit<CatalogEntry, 'hooks'>) {
   }
   const paramHeaders = mirroredHeaders(inputSchema, fail);
   const key = raw.idempotencyKeyArgument;
-  const properties = (inputSchema.properties ?? {}) as Record<
-    string,
-    { type?: unknown; writeOnly?: unknown }
-  >;
-  const secrets = Object.keys(properties).filter((field) => properties[field]?.writeOnly === true);
+  const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const secrets = checkedSecrets(inputSchema);
   if (key !== undefined && properties[key]?.type !== 'string') {
     fail('idempotencyKeyArgument', `"${key}" must be a string property of inputSchema`);
   }
@@ -162,6 +160,23 @@ function checkedSchemas(raw: Omit<CatalogEntry, 'hooks'>) {
     fail('companions.respond', 'needs inputSignal: only a tool that takes input has a respond companion');
   }
   return { inputSchema, validateArguments, paramHeaders, secrets };
+}
+
+/** The schema's secrets; none mirrored into a header, where it would travel in clear. */
+function checkedSecrets(inputSchema: JsonSchema): SecretArguments | undefined {
+  let secrets: SecretArguments | undefined;
+  try {
+    secrets = secretArguments(inputSchema);
+  } catch (err) {
+    return fail('inputSchema', (err as Error).message);
+  }
+  const [mirrored] = secrets?.mirrored ?? [];
+  if (mirrored !== undefined)
+    fail(
+      'inputSchema',
+      `the secret (writeOnly) argument ${mirrored} carries x-mcp-header: a header would copy it in clear`,
+    );
+  return secrets;
 }
 
 /** One entry of a catalog (file or built-in), checked and completed with the defaults. */
@@ -202,15 +217,22 @@ export function catalogTool(
     resultShape: raw.resultShape ?? 'json',
     ...(raw.requiredClientCapabilities ? { requiredClientCapabilities: raw.requiredClientCapabilities } : {}),
     presentation: raw.hooks ? { ...genericPresentation, ...raw.hooks } : genericPresentation,
-    ...(secrets.length > 0 ? { secretArguments: secrets } : {}),
+    ...(secrets ? { secrets } : {}),
     validateArguments,
   };
 }
 
-/** Every MCP tool name the catalog serves (tools and companions) must be unique. */
+/**
+ * Every MCP tool name the catalog serves (tools and companions) must be unique, and so must every
+ * idPrefix: a task id names its tool by it.
+ */
 export function assertUniqueNames(tools: CatalogTool[], where: (index: number) => string): void {
   const seen = new Map<string, string>();
+  const prefixes = new Map<string, string>();
   tools.forEach((tool, index) => {
+    const owner = prefixes.get(tool.idPrefix);
+    if (owner) throw new Error(`${where(index)}: the idPrefix "${tool.idPrefix}" is also used by ${owner}`);
+    prefixes.set(tool.idPrefix, where(index));
     const { result, cancel, respond, list } = tool.companions;
     const names = [tool.name, result, cancel, respond, list];
     for (const name of names) {
@@ -230,9 +252,13 @@ const GONE_TOOL = catalogTool(
 );
 
 /** The catalog as the MCP layer uses it: by tool name and by task id prefix. */
+/** What a companion tool does for the tool it serves (methods.ts declares each role). */
+export type CompanionRole = keyof Companions;
+
 export class Catalog {
   private readonly byName = new Map<string, CatalogTool>();
   private readonly byPrefix = new Map<string, CatalogTool>();
+  private readonly companions = new Map<string, { tool: CatalogTool; role: CompanionRole }>();
   /** Each tool's Mcp-Param-* declarations, by tool name (the HTTP layer checks requests against them). */
   readonly paramHeaders = new Map<string, readonly ParamHeader[]>();
 
@@ -242,6 +268,8 @@ export class Catalog {
       this.byName.set(tool.name, tool);
       this.byPrefix.set(tool.idPrefix, tool);
       this.paramHeaders.set(tool.name, tool.paramHeaders);
+      for (const [role, name] of Object.entries(tool.companions) as [CompanionRole, string | undefined][])
+        if (name !== undefined) this.companions.set(name, { tool, role });
     }
   }
 
@@ -249,12 +277,9 @@ export class Catalog {
     return this.byName.get(name);
   }
 
-  /** The tool a tools/call names: the tool itself, or the one whose companion it is. */
-  toolOfCall(name: string): CatalogTool | undefined {
-    return (
-      this.byName.get(name) ??
-      this.tools.find(({ companions: c }) => c.result === name || c.cancel === name || c.respond === name)
-    );
+  /** The tool a companion serves, and its role (list included); undefined for any other name. */
+  companionOf(name: string): { tool: CatalogTool; role: CompanionRole } | undefined {
+    return this.companions.get(name);
   }
 
   /** The tool that started a run; a tool since gone from the catalog reads generically. */
@@ -272,13 +297,8 @@ export class Catalog {
   }
 
   /** The tool a task id names by its prefix (no Temporal call), if the catalog serves it. */
-  toolOfTask(taskId: string): CatalogTool | undefined {
+  toolOfTask(taskId: TaskName): CatalogTool | undefined {
     const prefix = taskIdPrefix(taskId);
     return prefix === undefined ? undefined : this.byPrefix.get(prefix);
-  }
-
-  /** Every result companion: the tools whose calls are polls (the poll rate limit applies). */
-  isPollTool(name: string): boolean {
-    return this.tools.some((tool) => tool.companions.result === name);
   }
 }

@@ -14,6 +14,7 @@ import {
 import * as z from 'zod/v4';
 import type { Caller } from '../shared/caller.ts';
 import { type Envelope, META, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
+import type { TaskName, TaskRef } from '../temporal/task-ids.ts';
 import { SHUTDOWN } from '../temporal/wait.ts';
 import { parseArtifactUri } from './artifacts.ts';
 import {
@@ -28,6 +29,7 @@ import { answerableRequests, type InputRounds, isRoundState, type RoundState } f
 import { deliverTaskInput, taskInputAnswer } from './legacy-task-input.ts';
 import { serveLegacyTasks } from './legacy-tasks.ts';
 import type { McpDeps, TaskRequest } from './method-context.ts';
+import { type Era, METHODS } from './methods.ts';
 import { type Exchange, inExchange, observeTaskRequest, observeToolCall } from './observe.ts';
 import { resourcesList, resourcesRead } from './resources.ts';
 import { type ListenRequest, TaskSubscriptions } from './subscriptions-listen.ts';
@@ -67,11 +69,24 @@ function callerFrom(authInfo: AuthInfo | undefined): Caller {
 const anyParams = z.looseObject({});
 const taskIdParams = z.object({ taskId: z.string() });
 
-const TASK_METHODS: Record<string, (request: TaskRequest) => Promise<object>> = {
+/** The Tasks extension's methods (their declarations in methods.ts), by name. */
+const TASK_HANDLERS: Record<string, (request: TaskRequest) => Promise<object>> = {
   'tasks/get': tasksGet,
   'tasks/update': tasksUpdate,
   'tasks/cancel': tasksCancel,
 };
+
+/** The task ids the HTTP layer parsed from the request (methods.ts): the value, or the text as given. */
+function namedTask(authInfo: AuthInfo | undefined, taskId: string): TaskName {
+  const tasks = authInfo?.extra?.tasks as readonly TaskRef[] | undefined;
+  return tasks?.find((task) => task.id === taskId) ?? taskId;
+}
+
+/** Whether a subscriptions/listen asks for tasks (the Tasks extension's filter), not the SDK's own events. */
+function listensToTasks({ method, params }: Envelope): boolean {
+  const notifications = params.notifications as { taskIds?: unknown } | undefined;
+  return method === 'subscriptions/listen' && Array.isArray(notifications?.taskIds);
+}
 
 /** One request as the HTTP layer hands it over. */
 export interface McpRequest {
@@ -119,7 +134,7 @@ export class McpHandler {
       ttlSeconds: deps.requestStateTtlSeconds,
       bind: (ctx) => callerFrom(ctx.http?.authInfo).principal,
     });
-    this.handler = createMcpHandler(({ authInfo, era }) => this.create(callerFrom(authInfo), era), {
+    this.handler = createMcpHandler(({ authInfo, era }) => this.create(authInfo, era), {
       onerror: deps.onError,
     });
     this.subscriptions = new TaskSubscriptions(deps);
@@ -137,7 +152,7 @@ export class McpHandler {
 
   private serve(mcpRequest: McpRequest): Promise<Response> {
     const { request, authInfo, parsedBody, envelope } = mcpRequest;
-    if (envelope.listenTaskIds) return this.listen(mcpRequest);
+    if (listensToTasks(envelope)) return this.listen(mcpRequest);
     // A 2025-11-25 client's answer to a task's input request: for the run, wherever it was asked.
     const answer = envelope.method === undefined ? taskInputAnswer(parsedBody) : undefined;
     if (answer) return deliverTaskInput(answer, callerFrom(authInfo), this.deps);
@@ -169,7 +184,8 @@ export class McpHandler {
           throw new UnsupportedProtocolVersionError({ supported: [MODERN_PROTOCOL_VERSION], requested });
         }
         const listen = parsedBody as ListenRequest;
-        if (!declaresTasksExtension(listen.params._meta?.[META.clientCapabilities] as object | undefined))
+        const capabilities = listen.params._meta?.[META.clientCapabilities] as object | undefined;
+        if (METHODS['subscriptions/listen']?.tasksExtension && !declaresTasksExtension(capabilities))
           throw missingTasksCapability();
         return this.subscriptions.serve(listen, callerFrom(authInfo), callerLeft);
       });
@@ -206,7 +222,8 @@ export class McpHandler {
    * the revision's own tasks (SEP-1686), which a call asks for with `params.task`. A client of
    * neither gets start/poll handles.
    */
-  private create(caller: Caller, era: 'legacy' | 'modern'): Server {
+  private create(authInfo: AuthInfo | undefined, era: Era): Server {
+    const caller = callerFrom(authInfo);
     const tasks =
       era === 'modern'
         ? { extensions: { [TASKS_EXTENSION]: {} } }
@@ -237,8 +254,12 @@ export class McpHandler {
     });
     if (era === 'legacy') serveLegacyTasks(server, caller, this.legacyDeps, this.stopping.signal);
     else
-      for (const [method, handle] of Object.entries(TASK_METHODS))
-        this.serveTaskMethod(server, caller, method, handle);
+      for (const [method, declaration] of Object.entries(METHODS)) {
+        if (!declaration.eras.includes('modern') || !declaration.nameParam) continue;
+        const handle = TASK_HANDLERS[method];
+        if (!handle) throw new Error(`${method} is declared without a handler`);
+        this.serveTaskMethod(server, authInfo, method, handle);
+      }
     this.serveArtifacts(server, caller);
     return server;
   }
@@ -258,16 +279,20 @@ export class McpHandler {
   /** A tasks/* method: only for requests that declare the extension (-32021), then its params checked. */
   private serveTaskMethod(
     server: Server,
-    caller: Caller,
+    authInfo: AuthInfo | undefined,
     method: string,
     handle: (request: TaskRequest) => Promise<object>,
   ): void {
+    const tasksExtension = METHODS[method]?.tasksExtension === true;
     server.setRequestHandler(method, { params: anyParams }, (params, ctx) =>
       observeTaskRequest(method, params.taskId, async () => {
-        if (!declaresTasksExtension(server.getClientCapabilities())) throw missingTasksCapability();
+        if (tasksExtension && !declaresTasksExtension(server.getClientCapabilities()))
+          throw missingTasksCapability();
         const parsed = taskIdParams.safeParse(params);
         if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
-        const request = { taskId: parsed.data.taskId, params, ctx, caller, deps: this.deps };
+        const { taskId } = parsed.data;
+        const caller = callerFrom(authInfo);
+        const request = { taskId, task: namedTask(authInfo, taskId), params, ctx, caller, deps: this.deps };
         return (await handle(request)) as never;
       }),
     );

@@ -10,12 +10,13 @@ import { INTERNAL_ERROR, invalidParams, taskNotFound } from './errors.ts';
 import { legacyTask, legacyTaskOutcome, listedTask, RELATED_TASK } from './legacy-task-shapes.ts';
 import { followOnStream, type ResultStream, resultStream } from './legacy-task-stream.ts';
 import type { McpDeps } from './method-context.ts';
+import { METHODS } from './methods.ts';
 import { observeTaskRequest } from './observe.ts';
+import { coversTask } from './rights.ts';
 import { startPollAnswer } from './start-poll.ts';
 import type { TaskSubscriptions } from './subscriptions-listen.ts';
 import { detailedTask } from './task-shapes.ts';
 import { describeIssues } from './tool-definition.ts';
-import { coversTask } from './tool-rights.ts';
 
 const taskParams = z.looseObject({ taskId: z.string() });
 const listParams = z.looseObject({ cursor: z.string().optional() });
@@ -85,12 +86,13 @@ const cancel: Handle = async (params, caller, deps) => {
   return legacyTask(view, tool, deps.timing);
 };
 
-const METHODS: [string, z.ZodType<Record<string, unknown>>, Handle][] = [
-  ['tasks/get', taskParams, get],
-  ['tasks/result', taskParams, result],
-  ['tasks/list', listParams, list],
-  ['tasks/cancel', taskParams, cancel],
-];
+/** Each task method of the revision (declared in methods.ts): its params and its handler. */
+const HANDLERS: Record<string, [z.ZodType<Record<string, unknown>>, Handle]> = {
+  'tasks/get': [taskParams, get],
+  'tasks/result': [taskParams, result],
+  'tasks/list': [listParams, list],
+  'tasks/cancel': [taskParams, cancel],
+};
 
 /** Serves the revision's task methods on a server made for a 2025-era request. */
 export function serveLegacyTasks(
@@ -99,7 +101,11 @@ export function serveLegacyTasks(
   deps: LegacyDeps,
   stopping: AbortSignal,
 ): void {
-  for (const [method, schema, handle] of METHODS) {
+  for (const [method, declaration] of Object.entries(METHODS)) {
+    if (!method.startsWith('tasks/') || !declaration.eras.includes('legacy')) continue;
+    const served = HANDLERS[method];
+    if (!served) throw new Error(`${method} is declared for 2025-11-25 clients without a handler`);
+    const [schema, handle] = served;
     server.setRequestHandler(method, { params: z.looseObject({}) }, (raw, ctx) => {
       const taskId = typeof raw.taskId === 'string' ? raw.taskId : undefined;
       return observeTaskRequest(method, taskId, async () => {

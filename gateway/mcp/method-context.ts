@@ -4,6 +4,7 @@ import type { CallToolRequest, Server, ServerContext } from '@modelcontextprotoc
 import type { ArtifactStore } from '../../common/artifact-store.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { RunParts } from '../temporal/backend.ts';
+import type { TaskName } from '../temporal/task-ids.ts';
 import type { Catalog } from './catalog.ts';
 import type { InputRounds } from './input-rounds.ts';
 import type { TaskTiming } from './poll-pacing.ts';
@@ -49,7 +50,10 @@ export interface McpDeps extends RunParts {
 
 /** One tasks/* request, past its capability and params checks. */
 export interface TaskRequest {
+  /** The task id as written. */
   taskId: string;
+  /** The same id as the HTTP layer parsed it (methods.ts), so it is not parsed again. */
+  task: TaskName;
   params: Record<string, unknown>;
   ctx: ServerContext;
   caller: Caller;

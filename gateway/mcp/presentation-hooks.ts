@@ -26,7 +26,7 @@ export interface Presentation {
   noun: string;
   /** The workflow's single argument, from the validated tool arguments. */
   workflowInput(args: Record<string, unknown>, idempotencyKeyArgument?: string): unknown;
-  /** One line for the Web UI list of runs. */
+  /** One line for the Web UI list of runs; `args` show each secret (writeOnly) value as `[secret]`. */
   summary(tool: string, args: Record<string, unknown>, principal: string): string;
   /** The start/poll `progress` object of a running run; null when there is none to show. */
   progressJson(state: RunningState): Record<string, unknown> | null;

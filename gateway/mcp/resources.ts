@@ -26,7 +26,7 @@ import {
 } from './errors.ts';
 import type { McpDeps } from './method-context.ts';
 import { afterAnswer } from './observe.ts';
-import { coversTask } from './tool-rights.ts';
+import { coversTask } from './rights.ts';
 
 export async function resourcesRead(uri: string, caller: Caller, deps: McpDeps) {
   const { views, artifacts } = deps;

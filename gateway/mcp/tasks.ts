@@ -9,10 +9,10 @@ import type { TaskRequest } from './method-context.ts';
 import { emptyAck, type GetTaskResult, getTaskResult } from './task-shapes.ts';
 import { describeIssues } from './tool-definition.ts';
 
-export async function tasksGet({ taskId, caller, deps }: TaskRequest): Promise<GetTaskResult> {
+export async function tasksGet({ taskId, task, caller, deps }: TaskRequest): Promise<GetTaskResult> {
   const { views, catalog, timing } = deps;
   // The id names its tool, so its progress query (if it needs one) goes out beside the describe.
-  const view = await views.read(taskId, caller, catalog.toolOfTask(taskId)?.progress ?? {});
+  const view = await views.read(task, caller, catalog.toolOfTask(task)?.progress ?? {});
   if (!view) throw taskNotFound(taskId);
   return getTaskResult(view, catalog.toolOfRun(view.tool), timing);
 }

@@ -7,6 +7,7 @@ import type { CallToolResult, Server, ServerContext } from '@modelcontextprotoco
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { RequestOrigin } from '../shared/caller.ts';
 import { META } from '../shared/protocol.ts';
+import { withoutSecrets } from '../shared/secret-arguments.ts';
 import type { ExecutionView, RunRef } from '../temporal/run-state.ts';
 import { waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';
@@ -171,9 +172,9 @@ async function begin(
       tool,
       input: presentation.workflowInput(args, keyArgument),
       arguments: args,
-      ...(tool.secretArguments ? { secretArguments: tool.secretArguments } : {}),
+      ...(tool.secrets ? { secrets: tool.secrets } : {}),
       ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
-      summary: presentation.summary(tool.name, args, caller.principal),
+      summary: presentation.summary(tool.name, withoutSecrets(args, tool.secrets), caller.principal),
     },
     caller,
   );
@@ -212,7 +213,8 @@ async function stillRunning(
       tool: tool.name,
       createdAt: at,
       lastUpdatedAt: closed ? new Date() : at,
-      arguments: args,
+      // What the hooks read of a run: never a secret, as from the memo.
+      arguments: withoutSecrets(args, tool.secrets),
     },
     state: closed?.state ?? { status: 'running' },
   };

@@ -81,12 +81,10 @@ function firstStartTokens(path: string): Map<string, string> {
 }
 
 /**
- * MCP_AUTH_TOKEN_SCOPES: the OAuth scopes a static principal holds (`ops=mcp:tools echo:run;ci=mcp:tools`),
- * checked like a token's; a static principal not listed holds every scope.
+ * MCP_AUTH_TOKEN_SCOPES: the scopes a static principal holds (`ops=mcp:tools echo:run;ci=mcp:tools`),
+ * checked like an OAuth token's, with or without OAuth; a static principal not listed holds every scope.
  */
-function staticScopes(text: string | undefined, tokens: ReadonlyMap<string, string>, oauth: boolean) {
-  if (text && !oauth)
-    throw new Error('MCP_AUTH_TOKEN_SCOPES is set but OAuth is not (scopes are OAuth scopes)');
+function staticScopes(text: string | undefined, tokens: ReadonlyMap<string, string>) {
   return nameValueList(text, {
     name: 'MCP_AUTH_TOKEN_SCOPES',
     separator: ';',
@@ -126,7 +124,7 @@ export function authSchema(host: string, oauth: boolean) {
           : givenTokens(env.MCP_AUTH_TOKENS, env.MCP_AUTH_TOKENS_FILE);
         return {
           authTokens,
-          staticScopes: staticScopes(env.MCP_AUTH_TOKEN_SCOPES, authTokens, oauth),
+          staticScopes: staticScopes(env.MCP_AUTH_TOKEN_SCOPES, authTokens),
           ...(firstStartTokenFile ? { firstStartTokenFile } : {}),
         };
       }),

@@ -87,14 +87,14 @@ export async function loadSettings(env: NodeJS.ProcessEnv = process.env): Promis
 }
 
 /**
- * Without a payload codec a secret argument (writeOnly) reaches Temporal history in clear in the
+ * Without a payload codec a secret argument (writeOnly, at any depth) reaches Temporal history in clear in the
  * workflow input: the gateway does not start unless MCP_ALLOW_PLAINTEXT_SECRETS=true says so.
  * Returns the tools so accepted, as `tool (argument, …)`.
  */
 export function secretsInClear(tools: readonly CatalogTool[], allowed: boolean): string[] {
   const named = tools
-    .filter((tool) => (tool.secretArguments?.length ?? 0) > 0)
-    .map((tool) => `${tool.name} (${tool.secretArguments?.join(', ')})`);
+    .filter((tool) => tool.secrets !== undefined)
+    .map((tool) => `${tool.name} (${tool.secrets?.paths.join(', ')})`);
   if (named.length === 0 || allowed) return named;
   throw new Error(
     `the catalog marks secret (writeOnly) arguments of ${named.join('; ')}, but payloads are not encrypted: ` +

@@ -23,10 +23,4 @@ export interface Envelope {
   params: Record<string, unknown>;
   /** tools/call: the tool's name. */
   tool?: string;
-  /** tasks/*: the task named. */
-  taskId?: string;
-  /** tools/call: the `workflow_id` argument of a companion. */
-  workflowId?: string;
-  /** subscriptions/listen with the Tasks extension's filter: the task ids asked for. */
-  listenTaskIds?: unknown[];
 }

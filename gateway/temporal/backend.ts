@@ -9,7 +9,7 @@ import { OptionalAttributes } from './optional-attributes.ts';
 import { RecentRuns } from './recent-runs.ts';
 import { RunningTaskSlots } from './slots.ts';
 import { RunStarts } from './start.ts';
-import { isOwnedBy } from './task-ids.ts';
+import { isOwnedBy, type TaskName } from './task-ids.ts';
 import { endIfStuck, type StuckRunPolicy } from './too-large.ts';
 import { RunViews } from './view.ts';
 import { RunWaits } from './wait.ts';
@@ -92,7 +92,7 @@ export class TemporalBackend implements RunParts {
   }
 
   /** Whether the id is one a gateway with this secret issued to `principal` (no Temporal call). */
-  issuedTo(workflowId: string, principal: string): boolean {
-    return isOwnedBy(this.options.serverSecret, principal, workflowId);
+  issuedTo(task: TaskName, principal: string): boolean {
+    return isOwnedBy(this.options.serverSecret, principal, task);
   }
 }

@@ -8,7 +8,7 @@ import type { TemporalCalls } from './client.ts';
 import { isRunNotFound } from './errors.ts';
 import type { RunMemo } from './run-memo.ts';
 import type { RunRef } from './run-state.ts';
-import { isTaskOfRun, taskRun } from './task-ids.ts';
+import { isTaskOfRun, type TaskName, taskIdText, taskRun } from './task-ids.ts';
 
 /** A run the caller owns: its handle, its description and the gateway's memo. */
 export interface OwnedRun {
@@ -30,13 +30,14 @@ export class RunLookup {
    * for a tool, and its memo names the caller and the task (a second check behind the id's owner tag).
    * A slotted id without a run part (`~`) finds its slot's current run only: its own while it runs.
    */
-  async owned(taskId: string, caller: Caller): Promise<OwnedRun | undefined> {
-    const { workflowId, runId } = taskRun(this.serverSecret, caller.principal, taskId);
+  async owned(task: TaskName, caller: Caller): Promise<OwnedRun | undefined> {
+    const taskId = taskIdText(task);
+    const { workflowId, runId } = taskRun(this.serverSecret, caller.principal, task);
     const description = await this.describe(workflowId, runId);
     const memo = description && memoOf(description);
     if (!description || !memo || typeof memo.tool !== 'string' || memo.principal !== caller.principal)
       return undefined;
-    if (workflowId !== taskId && !isTaskOfRun(this.serverSecret, caller.principal, taskId, memo.task))
+    if (workflowId !== taskId && !isTaskOfRun(this.serverSecret, caller.principal, task, memo.task))
       return undefined;
     const handle = this.calls.client.workflow.getHandle(workflowId, description.runId);
     const run = { workflowId, runId: description.runId, taskId };

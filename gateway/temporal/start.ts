@@ -11,6 +11,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { InternalWorkflowStartOptionsSymbol as START_OPTIONS } from '@temporalio/client/lib/internal.js';
 import { PROGRESS_MEMO } from '../../workflows/mcp-contract.ts';
 import type { Caller } from '../shared/caller.ts';
+import type { SecretArguments } from '../shared/secret-arguments.ts';
 import { activeTraceCarrier, tracing } from '../shared/tracing.ts';
 import type { TemporalCalls } from './client.ts';
 import {
@@ -29,6 +30,7 @@ import type { RunRef } from './run-state.ts';
 import { runDetails, runSummary } from './run-texts.ts';
 import type { RunningTaskSlots } from './slots.ts';
 import {
+  canonical,
   differingArguments,
   keyedSlotStart,
   keyedTaskId,
@@ -54,8 +56,8 @@ export interface StartRequest {
   input: unknown;
   /** The tool arguments as validated (defaults applied), kept with the run. */
   arguments: Record<string, unknown>;
-  /** Arguments the tool's schema marks `writeOnly` (secrets): kept with the run only as a keyed digest. */
-  secretArguments?: readonly string[];
+  /** What the tool's schema marks `writeOnly` (secrets, at any depth): kept with the run only as a keyed digest. */
+  secrets?: SecretArguments;
   /**
    * Makes the start idempotent: the same (caller, tool, key) names the same run, which a retried
    * start returns; the same key with other arguments is an invalid-params error.
@@ -270,22 +272,20 @@ export class RunStarts {
   }
 
   /**
-   * The arguments as the memo and the Web UI keep them: a secret one as a digest keyed by the server
-   * secret (a retry with the same key can still be compared, the value cannot be read or guessed).
+   * The arguments as the memo and the Web UI keep them: each secret (at any depth) as a digest keyed
+   * by the server secret (a retry with the same key can still be compared, the value cannot be read
+   * or guessed).
    */
   private keptArguments(request: StartRequest): Record<string, unknown> {
-    const secrets = request.secretArguments ?? [];
-    if (!secrets.some((name) => name in request.arguments)) return request.arguments;
-    const kept = { ...request.arguments };
-    for (const name of secrets) {
-      if (!(name in kept)) continue;
+    const { secrets } = request;
+    if (!secrets) return request.arguments;
+    return secrets.replaced(request.arguments, (value) => {
       const digest = createHmac('sha256', this.deps.secretArgumentKey)
-        .update(JSON.stringify(kept[name]))
+        .update(JSON.stringify(canonical(value)) ?? '')
         .digest('hex')
         .slice(0, 32);
-      kept[name] = `[secret hmac-sha256:${digest}]`;
-    }
-    return kept;
+      return `[secret hmac-sha256:${digest}]`;
+    });
   }
 }
 

@@ -51,7 +51,10 @@ export function newTaskId(secret: Buffer, principal: string, prefix: string): st
   return ownedTaskId(secret, principal, prefix, randomBytes(BODY_BYTES));
 }
 
-interface ParsedId {
+/** A well-formed task id, parsed once where a request names it; every function here takes it or the text. */
+export interface TaskRef {
+  /** The id as written. */
+  id: string;
   prefix: string;
   /** The key's decoded bytes: body, (an earlier slotted form's slot,) owner tag. */
   bytes: Buffer;
@@ -63,19 +66,38 @@ interface ParsedId {
   run?: { runId: string; tag: Buffer };
 }
 
+/** A task id as given: its text, or the value it was parsed into already. */
+export type TaskName = string | TaskRef;
+
 /** A well-formed task id's parts; undefined for anything else. */
-function parse(taskId: string): ParsedId | undefined {
+function parse(taskId: string): TaskRef | undefined {
   const at = taskId.length - encodedLength(RUN_PART_BYTES) - 1;
   if (at <= 0 || taskId[at] !== '.') return parseKey(taskId);
   const part = decoded(taskId.slice(at + 1), RUN_PART_BYTES);
   const key = parseKey(taskId.slice(0, at));
   if (!part || key?.slot !== undefined || !key) return undefined;
   const runId = uuidText(part.subarray(SLOT_BYTES, SLOT_BYTES + RUN_BYTES));
-  return { ...key, slot: part.readUInt16BE(0), run: { runId, tag: part.subarray(SLOT_BYTES + RUN_BYTES) } };
+  const run = { runId, tag: part.subarray(SLOT_BYTES + RUN_BYTES) };
+  return { ...key, id: taskId, slot: part.readUInt16BE(0), run };
+}
+
+/** The parts of a task id given as text or already parsed (then not parsed again). */
+function partsOf(task: TaskName): TaskRef | undefined {
+  return typeof task === 'string' ? parse(task) : task;
+}
+
+/** The text of a task id given either way. */
+export function taskIdText(task: TaskName): string {
+  return typeof task === 'string' ? task : task.id;
+}
+
+/** A well-formed task id's parts, parsed once at the edge of a request; undefined for anything else. */
+export function parseTaskId(taskId: string): TaskRef | undefined {
+  return parse(taskId);
 }
 
 /** A task key's parts (an id without a run part); undefined for anything else. */
-function parseKey(key: string): ParsedId | undefined {
+function parseKey(key: string): TaskRef | undefined {
   for (const [length, separator, size] of FORMS) {
     const at = key.length - length - 1;
     if (at <= 0 || key[at] !== separator) continue;
@@ -83,8 +105,8 @@ function parseKey(key: string): ParsedId | undefined {
     if (!bytes) return undefined;
     const prefix = key.slice(0, at);
     return separator === '~'
-      ? { prefix, bytes, key, slot: bytes.readUInt16BE(BODY_BYTES) }
-      : { prefix, bytes, key };
+      ? { id: key, prefix, bytes, key, slot: bytes.readUInt16BE(BODY_BYTES) }
+      : { id: key, prefix, bytes, key };
   }
   return undefined;
 }
@@ -96,13 +118,13 @@ function decoded(encoded: string, size: number): Buffer | undefined {
 }
 
 /** The id prefix of a well-formed task id (it names the tool), or undefined. */
-export function taskIdPrefix(taskId: string): string | undefined {
-  return parse(taskId)?.prefix;
+export function taskIdPrefix(taskId: TaskName): string | undefined {
+  return partsOf(taskId)?.prefix;
 }
 
 /** The slot a task id names (a run started under the running-task cap), or undefined. */
-export function taskSlot(taskId: string): number | undefined {
-  return parse(taskId)?.slot;
+export function taskSlot(taskId: TaskName): number | undefined {
+  return partsOf(taskId)?.slot;
 }
 
 /** The workflow id of `principal`'s slot `slot` of the running-task cap (slots.ts). */
@@ -137,8 +159,8 @@ export function slotOf(secret: Buffer, principal: string, workflowId: string): n
 }
 
 /** Whether `taskId` is a well-formed id this server issued to `principal` (constant time in the tag). */
-export function isOwnedBy(secret: Buffer, principal: string, taskId: string): boolean {
-  const parsed = parse(taskId);
+export function isOwnedBy(secret: Buffer, principal: string, taskId: TaskName): boolean {
+  const parsed = partsOf(taskId);
   if (!parsed) return false;
   const tagged = parsed.bytes.subarray(0, parsed.bytes.length - TAG_BYTES);
   const tag = parsed.bytes.subarray(parsed.bytes.length - TAG_BYTES);
@@ -166,8 +188,8 @@ export function runTaskId(secret: Buffer, key: string, run: { slot?: number; run
 }
 
 /** The task's key: its McpTaskId and its memo's `task` (the id a user quotes, up to its run part). */
-export function taskKey(taskId: string): string | undefined {
-  return parse(taskId)?.key;
+export function taskKey(taskId: TaskName): string | undefined {
+  return partsOf(taskId)?.key;
 }
 
 /**
@@ -177,17 +199,17 @@ export function taskKey(taskId: string): string | undefined {
 export function taskRun(
   secret: Buffer,
   principal: string,
-  taskId: string,
+  taskId: TaskName,
 ): { workflowId: string; runId?: string } {
-  const parsed = parse(taskId);
-  if (parsed?.slot === undefined) return { workflowId: taskId };
+  const parsed = partsOf(taskId);
+  if (parsed?.slot === undefined) return { workflowId: taskIdText(taskId) };
   const workflowId = slotWorkflowId(secret, principal, parsed.slot);
   return parsed.run ? { workflowId, runId: parsed.run.runId } : { workflowId };
 }
 
 /** A slotted id that names no run (`~`): its run is found only while it holds its slot. */
-export function namesNoRun(taskId: string): boolean {
-  const parsed = parse(taskId);
+export function namesNoRun(taskId: TaskName): boolean {
+  const parsed = partsOf(taskId);
   return parsed?.slot !== undefined && parsed.run === undefined;
 }
 
@@ -207,12 +229,12 @@ export function slotTaskId(secret: Buffer, principal: string, key: string, slot:
  * Whether a slot's run whose memo names task `memoTask` is the task `taskId` names: its key, or for
  * a `~` id either that id (a run started when ids had that form) or the key of the same body.
  */
-export function isTaskOfRun(secret: Buffer, principal: string, taskId: string, memoTask: unknown): boolean {
-  const parsed = parse(taskId);
+export function isTaskOfRun(secret: Buffer, principal: string, taskId: TaskName, memoTask: unknown): boolean {
+  const parsed = partsOf(taskId);
   if (!parsed || typeof memoTask !== 'string') return false;
   if (parsed.run || parsed.slot === undefined) return memoTask === parsed.key;
   const body = parsed.bytes.subarray(0, BODY_BYTES);
-  return memoTask === taskId || memoTask === ownedTaskId(secret, principal, parsed.prefix, body);
+  return memoTask === parsed.id || memoTask === ownedTaskId(secret, principal, parsed.prefix, body);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -263,7 +285,8 @@ export function keyedSlotStart(
   };
 }
 
-function canonical(value: unknown): unknown {
+/** A JSON value with its object keys sorted (undefined members left out): equal values, equal texts. */
+export function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
     return Object.fromEntries(

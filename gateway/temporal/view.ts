@@ -23,7 +23,7 @@ import {
   timestampMs,
   viewTimes,
 } from './run-state.ts';
-import { isOwnedBy, listedTaskId, taskIdPrefix, taskRun } from './task-ids.ts';
+import { isOwnedBy, listedTaskId, type TaskName, taskIdPrefix, taskIdText, taskRun } from './task-ids.ts';
 import { type StuckRunPolicy, stuckRunState } from './too-large.ts';
 import { outcomeOf } from './wait.ts';
 
@@ -50,7 +50,7 @@ export class RunViews {
   }
 
   /** Whether the id is one this gateway issued to the caller, for `idPrefix`'s tool if given (no Temporal call). */
-  owns(workflowId: string, caller: Caller, idPrefix?: string): boolean {
+  owns(workflowId: TaskName, caller: Caller, idPrefix?: string): boolean {
     if (idPrefix !== undefined && taskIdPrefix(workflowId) !== idPrefix) return false;
     return isOwnedBy(this.serverSecret, caller.principal, workflowId);
   }
@@ -69,13 +69,14 @@ export class RunViews {
    * Without a published progress or a progress query, a running run has no progress.
    */
   async read(
-    workflowId: string,
+    task: TaskName,
     caller: Caller,
     options: ProgressSource & { idPrefix?: string } = {},
   ): Promise<ExecutionView | undefined> {
-    if (!this.owns(workflowId, caller, options.idPrefix)) return undefined;
-    const asked = this.queryWithDescribe(workflowId, caller, options);
-    const found = await this.owned(workflowId, caller);
+    if (!this.owns(task, caller, options.idPrefix)) return undefined;
+    const asked = this.queryWithDescribe(task, caller, options);
+    const found = await this.owned(task, caller);
+    const workflowId = taskIdText(task);
     if (!found) return undefined;
     const { description, memo } = found;
     if (tracing) linkToRun(memo.trace, { 'mcp.task.id': workflowId });
@@ -120,7 +121,7 @@ export class RunViews {
    * slower of the two calls, not their sum (Temporal refuses it at once when the run is closed).
    */
   queryWithDescribe(
-    taskId: string,
+    taskId: TaskName,
     caller: Caller,
     source: ProgressSource,
   ): Promise<QueryAnswer> | undefined {
@@ -133,7 +134,7 @@ export class RunViews {
    * The task's run as its id names it (without a run part, its workflow's current run: a slot's run is
    * never replaced while it runs); what it answers is used only once a describe has seen it running.
    */
-  private currentRun(taskId: string, caller: Caller): RunRef {
+  private currentRun(taskId: TaskName, caller: Caller): RunRef {
     return taskRun(this.serverSecret, caller.principal, taskId);
   }
 
@@ -161,7 +162,7 @@ export class RunViews {
   }
 
   /** The caller's run of the task (run-lookup.ts); undefined when there is none. */
-  owned(taskId: string, caller: Caller): Promise<OwnedRun | undefined> {
+  owned(taskId: TaskName, caller: Caller): Promise<OwnedRun | undefined> {
     return this.lookup.owned(taskId, caller);
   }
 

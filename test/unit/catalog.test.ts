@@ -63,6 +63,27 @@ describe('a good catalog', () => {
     assert.equal(short?.maxDurationMs, 60_000);
   });
 
+  test('secrets at any depth are found at load: their places, kept with the tool', async () => {
+    const schema = {
+      type: 'object',
+      $defs: { Token: { type: 'string', writeOnly: true } },
+      properties: {
+        year: { type: 'integer' },
+        source: { type: 'object', properties: { token: { $ref: '#/$defs/Token' } } },
+        mirrors: {
+          type: 'array',
+          items: { type: 'object', properties: { password: { type: 'string', writeOnly: true } } },
+        },
+      },
+    };
+    const [secret, plain] = await loadCatalogFile(
+      json([entry({ inputSchema: schema }), entry({ name: 'start_plain' })]),
+      defaults,
+    );
+    assert.deepEqual(secret?.secrets?.paths, ['source.token', 'mirrors[].password']);
+    assert.equal(plain?.secrets, undefined);
+  });
+
   test('generic companion names drop a start_ prefix', async () => {
     assert.deepEqual(defaultCompanions('start_report', true), {
       result: 'get_report_result',
@@ -229,6 +250,56 @@ describe('a bad catalog names the file, the entry and the field', () => {
         ]),
       /inputSchema\.properties\.b: x-mcp-header "region" is also declared by inputSchema\.properties\.a/,
     ],
+    [
+      'a secret (writeOnly) property mirrored into a header',
+      () =>
+        json([
+          entry({
+            inputSchema: {
+              type: 'object',
+              properties: { api_key: { type: 'string', writeOnly: true, 'x-mcp-header': 'Api-Key' } },
+            },
+          }),
+        ]),
+      /tools\[0\] \(start_report\): inputSchema: the secret \(writeOnly\) argument api_key carries x-mcp-header/,
+    ],
+    [
+      'a nested secret mirrored into a header, through a $ref',
+      () =>
+        json([
+          entry({ name: 'first' }),
+          entry({
+            name: 'second',
+            inputSchema: {
+              type: 'object',
+              $defs: { Token: { type: 'string', writeOnly: true } },
+              properties: {
+                auth: {
+                  type: 'object',
+                  properties: { token: { $ref: '#/$defs/Token', type: 'string', 'x-mcp-header': 'Token' } },
+                },
+              },
+            },
+          }),
+        ]),
+      /tools\[1\] \(second\): inputSchema: the secret \(writeOnly\) argument auth\.token carries x-mcp-header/,
+    ],
+    [
+      'two tools with one idPrefix, naming both',
+      () =>
+        json([
+          entry({ name: 'start_report', idPrefix: 'rep' }),
+          entry({ name: 'start_other', idPrefix: 'x' }),
+          entry({ name: 'start_review', idPrefix: 'rep' }),
+        ]),
+      /tools\[2\] \(start_review\): the idPrefix "rep" is also used by MCP_TOOLS_FILE \([^)]*\): tools\[0\] \(start_report\)$/,
+    ],
+    [
+      "an idPrefix that is another tool's name (its default idPrefix)",
+      () =>
+        json([entry({ name: 'start_report' }), entry({ name: 'start_review', idPrefix: 'start_report' })]),
+      /tools\[1\] \(start_review\): the idPrefix "start_report" is also used by .*tools\[0\] \(start_report\)$/,
+    ],
   ];
   for (const [name, path, message] of cases) {
     test(name, async () => {
@@ -315,6 +386,20 @@ describe('the built-in catalog', () => {
     await assert.rejects(
       loadCatalog(undefined, defaults, { MCP_APPROVAL_TIMEOUT_MS: 'soon' }),
       /^Error: MCP_APPROVAL_TIMEOUT_MS must be an integer/,
+    );
+  });
+});
+
+describe("a catalog given in code (the plugin's `tools`)", () => {
+  test('two tools with one idPrefix are refused, naming both', async () => {
+    const [first] = await loadCatalogFile(json([entry({ idPrefix: 'rep' })]), defaults);
+    const [second] = await loadCatalogFile(
+      json([entry({ name: 'start_review', idPrefix: 'rep' })]),
+      defaults,
+    );
+    assert.throws(
+      () => new Catalog([first, second].filter((tool) => tool !== undefined)),
+      /^Error: tool start_review: the idPrefix "rep" is also used by tool start_report$/,
     );
   });
 });

@@ -9,9 +9,9 @@ import { after, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { discoveryUrls } from '../../gateway/http/authorization-server.ts';
-import { type McpMessage, readMcpBody } from '../../gateway/http/body.ts';
+import { readMcpBody } from '../../gateway/http/body.ts';
 import { JwtAccessTokenVerifier, tokenScopes } from '../../gateway/http/jwt-verifier.ts';
-import { OAuthResourceServer, ToolScopes } from '../../gateway/http/oauth.ts';
+import { OAuthResourceServer } from '../../gateway/http/oauth.ts';
 import {
   OAUTH_DEFAULTS,
   type OAuthSettings,
@@ -20,6 +20,8 @@ import {
 import { Catalog, catalogTool } from '../../gateway/mcp/catalog.ts';
 import { loadCatalogFile } from '../../gateway/mcp/catalog-file.ts';
 import { inputRequestId } from '../../gateway/mcp/legacy-task-input.ts';
+import { readMessage } from '../../gateway/mcp/methods.ts';
+import { Rights } from '../../gateway/mcp/rights.ts';
 import { loadSettings } from '../../gateway/settings/index.ts';
 import { runTaskId } from '../../gateway/temporal/task-ids.ts';
 
@@ -124,26 +126,43 @@ describe('catalog scopes', () => {
   test('each scoped tool, its companions and tasks of its id prefix need the gateway scopes and its own', async () => {
     const defaults2 = { taskQueue: 'q', waitBudgetMs: 1_000 };
     const scoped = catalogTool(
-      { ...entry({ scopes: ['reports:write'] }), inputSignal: 'input' } as never,
+      {
+        ...entry({ scopes: ['reports:write'] }),
+        inputSignal: 'input',
+        companions: { list: 'list_reports' },
+      } as never,
       defaults2,
     );
     const open = catalogTool(entry({ name: 'lookup' }) as never, defaults2);
-    const toolScopes = new ToolScopes(new Catalog([scoped, open]), ['mcp:tools']);
-    // The route reads each message's envelope once; the check takes a message as it reads it.
+    const catalog = new Catalog([scoped, open]);
+    const rights = new Rights(catalog, ['mcp:tools']);
+    // The route reads each message once (the method table); the check takes it as it was read.
     const scopes = {
-      supported: toolScopes.supported,
-      missing: (body: unknown, who: Parameters<ToolScopes['missing']>[1]) =>
-        toolScopes.missing(readMcpBody(body).messages[0] as McpMessage, who),
+      supported: rights.supported(),
+      missing: async (body: unknown, who: { principal: string; scopes?: string[] }) => {
+        const [message] = readMcpBody(body, (envelope, raw) => readMessage(catalog, envelope, raw)).messages;
+        return rights.refused(message?.reading ?? { tools: [], tasks: [], polls: [] }, who.scopes);
+      },
     };
     assert.deepEqual(scopes.supported, ['mcp:tools', 'reports:write']);
     const reader = { principal: 'alice', scopes: ['mcp:tools'] };
     const writer = { principal: 'alice', scopes: ['mcp:tools', 'reports:write'] };
     const call = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name } });
-    for (const name of ['start_report', 'get_report_result', 'cancel_report', 'respond_to_report']) {
+    for (const name of [
+      'start_report',
+      'get_report_result',
+      'cancel_report',
+      'respond_to_report',
+      'list_reports',
+    ]) {
       assert.deepEqual(await scopes.missing(call(name), reader), ['mcp:tools', 'reports:write'], name);
       assert.equal(await scopes.missing(call(name), writer), undefined, name);
     }
     assert.equal(await scopes.missing(call('lookup'), reader), undefined);
+    // A caller given scopes needs the required ones for any request, a tool's or none.
+    assert.deepEqual(await scopes.missing(call('lookup'), { principal: 'ci', scopes: ['reports:write'] }), [
+      'mcp:tools',
+    ]);
     const task = (taskId: string) => ({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId } });
     assert.deepEqual(await scopes.missing(task(`start_report-${'A'.repeat(32)}`), reader), [
       'mcp:tools',

@@ -8,12 +8,14 @@ import { describe, test } from 'node:test';
 import { principalForToken } from '../../gateway/http/bearer-auth.ts';
 import { readMcpBody } from '../../gateway/http/body.ts';
 import { isLoopback, loopbackHostnames } from '../../gateway/http/loopback.ts';
-import { PollRateLimiter, polledTaskIds, pollRateLimit } from '../../gateway/http/poll-limit.ts';
+import { PollRateLimiter, polledTasks, pollRateLimit } from '../../gateway/http/poll-limit.ts';
+import { Catalog, catalogTool } from '../../gateway/mcp/catalog.ts';
+import { readMessage } from '../../gateway/mcp/methods.ts';
 import { loadServerSecret, SECRET_FILE_NAME } from '../../gateway/server-secret.ts';
 import { authTokensFromEnv, parseAuthTokens } from '../../gateway/settings/auth.ts';
 import { DEFAULTS, loadSettings } from '../../gateway/settings/index.ts';
 import { assertSafeBind } from '../../gateway/settings/listen.ts';
-import { differingArguments, isOwnedBy, keyedTaskId } from '../../gateway/temporal/task-ids.ts';
+import { differingArguments, isOwnedBy, keyedTaskId, newTaskId } from '../../gateway/temporal/task-ids.ts';
 
 const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-9876543210ab';
@@ -182,21 +184,29 @@ describe('poll rate limiting', () => {
     assert.equal(limiter.check('alice', 't0'), 0, 'the oldest were forgotten');
   });
 
+  // The mining tool as the catalog serves it, and ids issued by a gateway with this secret.
+  const secret = Buffer.from('p'.repeat(40));
+  const mining = catalogTool(
+    { name: 'start_mining', description: 'Mines.', workflow: 'mine', inputSchema: { type: 'object' } },
+    { taskQueue: 'q', waitBudgetMs: 1_000 },
+  );
+  const catalog = new Catalog([mining]);
+  const read = (body: unknown) =>
+    readMcpBody(body, (envelope, message) => readMessage(catalog, envelope, message));
+  const polled = (body: unknown) => polledTasks(read(body)).map((task) => task.id);
+  const mine = (n: number) => newTaskId(secret, `alice${n}`, 'start_mining');
+  const [a, b] = [mine(1), mine(2)];
+
   test('every poll of a batch counts; ids not issued to the caller are never remembered', async () => {
-    const isPollTool = (name: string) => name === 'get_mining_result';
     const poll = (taskId: string) => ({ method: 'tasks/get', params: { taskId } });
-    assert.deepEqual(
-      polledTaskIds(readMcpBody([poll('a'), { method: 'tools/list' }, poll('b'), poll('a')]), isPollTool),
-      ['a', 'b', 'a'],
-    );
-    assert.deepEqual(polledTaskIds(readMcpBody(poll('a')), isPollTool), ['a']);
+    assert.deepEqual(polled([poll(a), { method: 'tools/list' }, poll(b), poll(a)]), [a, b, a]);
+    assert.deepEqual(polled(poll(a)), [a]);
 
     const limiter = new PollRateLimiter(1_000, () => 0);
     const answers: number[] = [];
     const hook = pollRateLimit(limiter, {
       principalOf: () => 'alice',
-      isPollTool,
-      issuedTo: (taskId) => taskId.startsWith('mine-'),
+      issuedTo: (task, principal) => isOwnedBy(secret, principal, task),
     });
     const reply = {
       code(status: number) {
@@ -210,41 +220,34 @@ describe('poll rate limiting', () => {
         return this;
       },
     };
-    const call = (body: unknown) => hook({ body, mcpBody: readMcpBody(body) } as never, reply as never);
-    // 10,000 made-up ids: each answered "not found" later, none remembered here.
-    for (let i = 0; i < 10_000; i++) await call(poll(`forged-${i}`));
+    const call = (body: unknown) => hook({ body, mcpBody: read(body) } as never, reply as never);
+    // 10,000 ids of other principals: each answered "not found" later, none remembered here.
+    for (let i = 0; i < 10_000; i++) await call(poll(newTaskId(secret, 'mallory', 'start_mining')));
     assert.equal(limiter.size, 0);
     assert.deepEqual(answers, []);
     // A batch polling one task twice is as fast as two polls: refused.
-    await call([poll('mine-1'), poll('mine-1')]);
+    const own = newTaskId(secret, 'alice', 'start_mining');
+    await call([poll(own), poll(own)]);
     assert.deepEqual(answers, [429]);
     assert.equal(limiter.size, 1);
   });
 
-  test('polls are tasks/get and the result companions', async () => {
-    const isPollTool = (name: string) => name === 'get_mining_result';
+  test('polls are what the method table says: tasks/get and the result companions', async () => {
+    assert.deepEqual(polled({ method: 'tasks/get', params: { taskId: a } }), [a]);
+    const companion = (name: string) => ({
+      method: 'tools/call',
+      params: { name, arguments: { workflow_id: b } },
+    });
+    assert.deepEqual(polled(companion('get_mining_result')), [b]);
+    assert.deepEqual(polled(companion('cancel_mining')), [], 'a cancel is no poll');
+    assert.deepEqual(polled({ method: 'tasks/cancel', params: { taskId: a } }), []);
+    assert.deepEqual(polled({ method: 'tools/call', params: { name: 'start_mining', arguments: {} } }), []);
     assert.deepEqual(
-      polledTaskIds(readMcpBody({ method: 'tasks/get', params: { taskId: 't' } }), isPollTool),
-      ['t'],
-    );
-    assert.deepEqual(
-      polledTaskIds(
-        readMcpBody({
-          method: 'tools/call',
-          params: { name: 'get_mining_result', arguments: { workflow_id: 'w' } },
-        }),
-        isPollTool,
-      ),
-      ['w'],
-    );
-    assert.deepEqual(
-      polledTaskIds(
-        readMcpBody({ method: 'tools/call', params: { name: 'start_mining', arguments: {} } }),
-        isPollTool,
-      ),
+      polled({ method: 'tasks/get', params: { taskId: 'not-an-id' } }),
       [],
+      'malformed: nobody owns it',
     );
-    assert.deepEqual(polledTaskIds(readMcpBody([]), isPollTool), []);
+    assert.deepEqual(polled([]), []);
   });
 
   test('settings: off by default, never above the advertised poll interval', async () => {

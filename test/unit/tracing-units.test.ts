@@ -6,6 +6,8 @@ import { describe, it } from 'node:test';
 import { traceDestination, tracingWanted } from '../../common/tracing.ts';
 import { readMcpBody } from '../../gateway/http/body.ts';
 import { requestSpanSubject } from '../../gateway/http/request-tracing.ts';
+import { Catalog, catalogTool } from '../../gateway/mcp/catalog.ts';
+import { readMessage } from '../../gateway/mcp/methods.ts';
 import { traceCarrierOf, tracing } from '../../gateway/shared/tracing.ts';
 import { jaegerTraceEnv, startConfig } from '../../launcher/start-config.ts';
 import { spanFactsOf } from '../../worker/tracing.ts';
@@ -59,8 +61,15 @@ describe('traceCarrierOf: a W3C trace context from _meta or headers', () => {
 });
 
 describe('requestSpanSubject: what a request span says', () => {
+  const mining = catalogTool(
+    { name: 'start_mining', description: 'Mines.', workflow: 'mine', inputSchema: { type: 'object' } },
+    { taskQueue: 'q', waitBudgetMs: 1_000 },
+  );
+  const catalog = new Catalog([mining]);
+  const read = (message: unknown) =>
+    readMcpBody(message, (envelope, raw) => readMessage(catalog, envelope, raw));
   const body = (method: string, params: Record<string, unknown>) =>
-    readMcpBody({ jsonrpc: '2.0', id: 7, method, params }).envelope;
+    read({ jsonrpc: '2.0', id: 7, method, params });
 
   it('names a tools/call by its tool, with the caller’s _meta trace context as parent', () => {
     const subject = requestSpanSubject(
@@ -100,7 +109,7 @@ describe('requestSpanSubject: what a request span says', () => {
     );
     assert.equal(poll.attributes['mcp.task.id'], 'mine-2');
     assert.equal(poll.parent, undefined);
-    assert.equal(requestSpanSubject(readMcpBody('garbage').envelope, {}, 'x').method, 'mcp');
+    assert.equal(requestSpanSubject(read('garbage'), {}, 'x').method, 'mcp');
   });
 });
 
