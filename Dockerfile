@@ -24,13 +24,15 @@ COPY scripts ./scripts
 # its WebAssembly core), so its folder may stay empty; the runtime stage copies it either way.
 RUN npm run build:workflows && npm run build:gateway && npm run build:native && mkdir -p dist/native
 
-# Runtime stage: production dependencies only (tsx among them: the worker runs TypeScript through
-# it), the sources the worker loads, and the build stage's outputs.
+# Runtime stage: the lockfile's packages, dev ones included: package.json's dependencies are the
+# published plugin's alone, and the app needs more (the worker and tsx, which runs its TypeScript;
+# the AWS SDK and OpenTelemetry, optional peers of the package), the sources the worker loads, and
+# the build stage's outputs.
 FROM node:${NODE_VERSION}-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --include=dev --no-audit --no-fund && npm cache clean --force
 COPY tsconfig.json ./
 COPY common ./common
 COPY workflows ./workflows

@@ -30,10 +30,10 @@ export interface ArtifactOptions {
   run?: string;
 }
 
-let fromEnv: ArtifactStore | undefined;
+let fromEnv: Promise<ArtifactStore> | undefined;
 
 /** The store the worker's environment names, opened once. */
-function defaultArtifactStore(): ArtifactStore {
+function defaultArtifactStore(): Promise<ArtifactStore> {
   fromEnv ??= openArtifactStore(artifactStoreSettings(process.env));
   return fromEnv;
 }
@@ -51,7 +51,7 @@ export async function storeArtifact(
     throw new Error(
       'storeArtifact needs the run it stores for: call it from an activity of a workflow, or pass `run`',
     );
-  const stored = await (options.store ?? defaultArtifactStore()).put({ run, id }, data);
+  const stored = await (options.store ?? (await defaultArtifactStore())).put({ run, id }, data);
   return {
     type: ARTIFACT_REFERENCE_TYPE,
     id,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ArtifactStore, ArtifactStoreSettings } from './artifact-store.ts';
 import { LocalArtifactStore } from './local-artifact-store.ts';
-import { S3ArtifactStore } from './s3-artifact-store.ts';
+import { openS3ArtifactStore } from './s3-artifact-store.ts';
 
 const DEFAULT_S3_TIMEOUT_MS = 30_000;
 
@@ -59,6 +59,7 @@ function s3TimeoutMs(raw: string | undefined): number {
   return value;
 }
 
-export function openArtifactStore(settings: ArtifactStoreSettings): ArtifactStore {
-  return settings.kind === 'local' ? new LocalArtifactStore(settings.dir) : new S3ArtifactStore(settings);
+/** The store `settings` name; the S3 one loads the AWS SDK (an optional peer of the package) here. */
+export async function openArtifactStore(settings: ArtifactStoreSettings): Promise<ArtifactStore> {
+  return settings.kind === 'local' ? new LocalArtifactStore(settings.dir) : openS3ArtifactStore(settings);
 }

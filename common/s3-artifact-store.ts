@@ -1,6 +1,7 @@
 // The S3 store: a bucket on S3 or an S3-compatible server, through AWS SDK v3, one key per
 // artifact under its run (`<prefix><run id>/<artifact id>`). Every call has a deadline: a
-// server that stops answering costs a read its deadline, never a socket held for ever.
+// server that stops answering costs a read its deadline, never a socket held for ever. The SDK is an
+// optional peer of the package, loaded when the S3 store is opened (openS3ArtifactStore).
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
@@ -8,14 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  type GetObjectCommandOutput,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import {
   type ArtifactKey,
   type ArtifactStore,
@@ -26,14 +20,29 @@ import {
   type ReadBytes,
   type StoredBytes,
 } from './artifact-store.ts';
+import { importOptionalPeer } from './optional-peer.ts';
 
 type S3Settings = Extract<ArtifactStoreSettings, { kind: 's3' }>;
+type S3Sdk = typeof import('@aws-sdk/client-s3');
 
-export class S3ArtifactStore implements ArtifactStore {
+/** The S3 store of `settings`, once the AWS SDK is loaded (an error names it when it is not installed). */
+export async function openS3ArtifactStore(settings: S3Settings): Promise<S3ArtifactStore> {
+  const sdk = await importOptionalPeer(
+    '@aws-sdk/client-s3',
+    'MCP_ARTIFACT_STORE=s3',
+    () => import('@aws-sdk/client-s3'),
+  );
+  return new S3ArtifactStore(sdk, settings);
+}
+
+class S3ArtifactStore implements ArtifactStore {
   readonly kind = 's3';
   readonly client: S3Client;
-  constructor(private readonly settings: S3Settings) {
-    this.client = new S3Client({
+  constructor(
+    private readonly sdk: S3Sdk,
+    private readonly settings: S3Settings,
+  ) {
+    this.client = new sdk.S3Client({
       region: settings.region,
       forcePathStyle: settings.forcePathStyle,
       // A socket silent this long is given up (an upload in progress is never silent).
@@ -56,7 +65,7 @@ export class S3ArtifactStore implements ArtifactStore {
     const Bucket = this.settings.bucket;
     if (!(source instanceof Readable)) {
       const body = Buffer.from(source);
-      await this.client.send(new PutObjectCommand({ Bucket, Key, Body: body }));
+      await this.client.send(new this.sdk.PutObjectCommand({ Bucket, Key, Body: body }));
       return { size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
     }
     // A PUT needs its length up front: a stream of unknown length is spooled to a file first
@@ -67,7 +76,7 @@ export class S3ArtifactStore implements ArtifactStore {
       await pipeline(source, measure, createWriteStream(spool, { mode: 0o600 }));
       const { size } = await stat(spool);
       await this.client.send(
-        new PutObjectCommand({ Bucket, Key, Body: createReadStream(spool), ContentLength: size }),
+        new this.sdk.PutObjectCommand({ Bucket, Key, Body: createReadStream(spool), ContentLength: size }),
       );
       return measure.result();
     } finally {
@@ -81,13 +90,14 @@ export class S3ArtifactStore implements ArtifactStore {
     let answer: GetObjectCommandOutput;
     try {
       answer = await this.client.send(
-        new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }),
+        new this.sdk.GetObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }),
         {
           abortSignal: deadline,
         },
       );
     } catch (err) {
-      if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return undefined;
+      if (err instanceof this.sdk.NoSuchKey || (err as { name?: string }).name === 'NoSuchKey')
+        return undefined;
       throw err;
     }
     const body = answer.Body as Readable | undefined;
@@ -107,9 +117,12 @@ export class S3ArtifactStore implements ArtifactStore {
   }
 
   async delete(key: ArtifactKey): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }), {
-      abortSignal: AbortSignal.timeout(this.settings.timeoutMs),
-    });
+    await this.client.send(
+      new this.sdk.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }),
+      {
+        abortSignal: AbortSignal.timeout(this.settings.timeoutMs),
+      },
+    );
   }
 }
 

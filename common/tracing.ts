@@ -3,9 +3,11 @@
 // nothing when off. On: the OTel Node SDK with W3C trace context, spans batched to OTLP over HTTP
 // (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318), or to stdout with
 // OTEL_TRACES_EXPORTER=console. Metrics stay on /metrics (prom-client): no OTel metrics or logs are
-// exported unless OTEL_METRICS_EXPORTER says so.
+// exported unless OTEL_METRICS_EXPORTER says so. The SDK's packages are not the package's
+// dependencies (docs/embedding.md): a process asked for traces without them is told which to install.
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { importOptionalPeer } from './optional-peer.ts';
 
 /** A started SDK: what the worker hands Temporal's interceptors, and how to flush at exit. */
 export interface Tracing {
@@ -56,12 +58,21 @@ export async function startTracing(
 ): Promise<Tracing | undefined> {
   if (!tracingWanted(env)) return undefined;
   // Loaded here only: a process without tracing never pays for the SDK's modules.
+  const feature = 'Tracing (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER)';
   const [{ NodeSDK }, { BatchSpanProcessor, ConsoleSpanExporter }, { OTLPTraceExporter }, resources] =
     await Promise.all([
-      import('@opentelemetry/sdk-node'),
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/resources'),
+      importOptionalPeer('@opentelemetry/sdk-node', feature, () => import('@opentelemetry/sdk-node')),
+      importOptionalPeer(
+        '@opentelemetry/sdk-trace-base',
+        feature,
+        () => import('@opentelemetry/sdk-trace-base'),
+      ),
+      importOptionalPeer(
+        '@opentelemetry/exporter-trace-otlp-http',
+        feature,
+        () => import('@opentelemetry/exporter-trace-otlp-http'),
+      ),
+      importOptionalPeer('@opentelemetry/resources', feature, () => import('@opentelemetry/resources')),
     ]);
   const serviceName = env.OTEL_SERVICE_NAME?.trim() || defaultServiceName;
   const resource = resources.Resource.default()

@@ -84,7 +84,8 @@ export const temporalMcp: FastifyPluginAsync<TemporalMcpOptions> = async (app, o
     options.serverSecret === undefined ? process.env : { MCP_SERVER_SECRET: options.serverSecret },
   );
   const client =
-    options.client ?? createTemporalClient(settings.temporal, settings.temporalTimeoutMs, settings.codec);
+    options.client ??
+    (await createTemporalClient(settings.temporal, settings.temporalTimeoutMs, settings.codec));
   const namespace = options.client?.options.namespace ?? settings.temporal.namespace;
   const backend = new TemporalBackend(client, {
     ...backendOptions(settings, secret.secret),

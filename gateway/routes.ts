@@ -6,6 +6,7 @@
 // plugin (plugin.ts) both mount it. Each piece gets the settings it uses, once.
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { ArtifactStore } from '../common/artifact-store.ts';
 import { openArtifactStore } from '../common/artifact-store-settings.ts';
 import type { Authentication } from './http/bearer-auth.ts';
 import { codecEndpoint } from './http/codec-endpoint.ts';
@@ -79,7 +80,8 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayRoutesOptions> = async (ap
       ...(signIn ? { signIn } : {}),
     });
   }
-  const parts = { backend, catalog, auth, hostTools, rights };
+  const artifactStore = await openArtifactStore(settings.artifacts.store);
+  const parts = { backend, catalog, auth, hostTools, rights, artifactStore };
   // The host's own authentication applies to /mcp alone: the probes stay open.
   await app.register(async (scope) => {
     if (options.authenticate) scope.addHook('onRequest', hostAuth(options.authenticate));
@@ -151,11 +153,12 @@ interface McpParts {
   auth: Authentication;
   hostTools: readonly ToolDefinition[];
   rights: Rights;
+  artifactStore: ArtifactStore;
 }
 
 /** POST /mcp: the MCP layer over the catalog and the host's tools, behind the route's admission. */
 function mcp(app: FastifyInstance, settings: GatewaySettings, parts: McpParts): void {
-  const { backend, catalog, auth, rights, hostTools } = parts;
+  const { backend, catalog, auth, rights, hostTools, artifactStore } = parts;
   const onError = (error: Error) => app.log.warn({ err: error }, 'mcp request error');
   const { starts, waits, views, actions, listing, recentRuns } = backend;
   const handler = new McpHandler({
@@ -170,7 +173,7 @@ function mcp(app: FastifyInstance, settings: GatewaySettings, parts: McpParts): 
     requestStateTtlSeconds: settings.inputStateTtlSeconds,
     clientWaitBudgets: settings.clientWaitBudgets,
     artifacts: {
-      store: openArtifactStore(settings.artifacts.store),
+      store: artifactStore,
       readMaxBytes: settings.artifacts.readMaxBytes,
       budget: new ReadBudget(settings.artifacts.readLimits),
     },

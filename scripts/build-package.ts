@@ -1,7 +1,8 @@
 // Builds the package `npm pack` makes (`npm run build:package`, run by prepack): its entry,
 // gateway/index.ts, compiled to one ES module, dist/package/index.js (packages stay imports), the
-// built-in catalog compiled beside it (where the compiled gateway looks for it), and the type
-// declarations under dist/package/types (tsconfig.package.json).
+// built-in catalog compiled beside it (where the compiled gateway looks for it), the workflow side
+// (`temporal-mcp-gateway/workflow`, workflows/package.ts) as dist/package/workflow.js, and the type
+// declarations of both under dist/package/types (tsconfig.package.json).
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,6 +22,7 @@ async function buildPackage(): Promise<void> {
   await Promise.all([
     compile('gateway/index.ts', join(PACKAGE_DIR, 'index.js')),
     compile(BUILT_IN_CATALOG, join(PACKAGE_DIR, BUILT_IN_CATALOG_COMPILED)),
+    compile('workflows/package.ts', join(PACKAGE_DIR, 'workflow.js')),
   ]);
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.package.json'], { cwd: ROOT, stdio: 'inherit' });

@@ -4,12 +4,18 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { DEFAULT_BUNDLE_PATH, TRACING_INTERCEPTORS_PATH, WORKFLOWS_PATH } from '../worker/options.ts';
+import {
+  DEFAULT_BUNDLE_PATH,
+  TRACING_INTERCEPTORS_PATH,
+  WORKFLOW_PACKAGE_BUNDLER,
+  WORKFLOWS_PATH,
+} from '../worker/options.ts';
 
 const out = process.argv[2] ?? DEFAULT_BUNDLE_PATH;
 const { code } = await bundleWorkflowCode({
   workflowsPath: WORKFLOWS_PATH,
   workflowInterceptorModules: [TRACING_INTERCEPTORS_PATH],
+  ...WORKFLOW_PACKAGE_BUNDLER,
   logger: new DefaultLogger('WARN'),
 });
 mkdirSync(dirname(out), { recursive: true });

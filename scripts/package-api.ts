@@ -1,19 +1,24 @@
-// The package's public API report (part of `npm run lint`): the names gateway/index.ts exports,
-// values and types alike, must be exactly those docs/embedding.md lists under "## Public API"
-// (the first backticked name of each table row). An export added by accident, or one the docs
-// forgot, fails here naming it.
+// The package's public API report (part of `npm run lint`): the names each entry exports, values and
+// types alike, must be exactly those docs/embedding.md lists in the entry's section (the first
+// backticked name of each table row): gateway/index.ts (`temporal-mcp-gateway`) under
+// "## Public API", workflows/package.ts (`temporal-mcp-gateway/workflow`) under "## Workflow API".
+// An export added by accident, or one the docs forgot, fails here naming it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ENTRY = join(ROOT, 'gateway/index.ts');
 const DOC = 'docs/embedding.md';
+const ENTRIES = [
+  { entry: 'gateway/index.ts', section: 'Public API' },
+  { entry: 'workflows/package.ts', section: 'Workflow API' },
+];
 
-/** Every name the entry exports, as TypeScript sees it. */
-function exportedNames(): string[] {
-  const program = ts.createProgram([ENTRY], {
+/** Every name `entry` exports, as TypeScript sees it. */
+function exportedNames(entry: string): string[] {
+  const path = join(ROOT, entry);
+  const program = ts.createProgram([path], {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     allowImportingTsExtensions: true,
@@ -21,29 +26,33 @@ function exportedNames(): string[] {
     skipLibCheck: true,
   });
   const checker = program.getTypeChecker();
-  const source = program.getSourceFile(ENTRY);
+  const source = program.getSourceFile(path);
   const module = source && checker.getSymbolAtLocation(source);
-  if (!module) throw new Error(`cannot read the exports of ${ENTRY}`);
+  if (!module) throw new Error(`cannot read the exports of ${entry}`);
   return checker.getExportsOfModule(module).map((symbol) => symbol.name);
 }
 
-/** The names the docs list: table rows of the "## Public API" section. */
-function documentedNames(): string[] {
+/** The names the docs list: table rows of the section `heading`. */
+function documentedNames(heading: string): string[] {
   const text = readFileSync(join(ROOT, DOC), 'utf8');
-  const section = /^## Public API\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(text)?.[1];
-  if (!section) throw new Error(`${DOC} has no "## Public API" section`);
+  const section = new RegExp(`^## ${heading}\\n([\\s\\S]*?)(?=^## |(?![\\s\\S]))`, 'm').exec(text)?.[1];
+  if (!section) throw new Error(`${DOC} has no "## ${heading}" section`);
   return [...section.matchAll(/^\| `([A-Za-z]\w*)`/gm)].map((match) => match[1] as string);
 }
 
-const exported = new Set(exportedNames());
-const documented = new Set(documentedNames());
-const undocumented = [...exported].filter((name) => !documented.has(name));
-const gone = [...documented].filter((name) => !exported.has(name));
-if (undocumented.length > 0 || gone.length > 0) {
+let failed = false;
+for (const { entry, section } of ENTRIES) {
+  const exported = new Set(exportedNames(entry));
+  const documented = new Set(documentedNames(section));
+  const undocumented = [...exported].filter((name) => !documented.has(name));
+  const gone = [...documented].filter((name) => !exported.has(name));
   if (undocumented.length > 0)
-    console.error(`gateway/index.ts exports what ${DOC} does not list: ${undocumented.join(', ')}`);
+    console.error(
+      `${entry} exports what ${DOC} does not list under "${section}": ${undocumented.join(', ')}`,
+    );
   if (gone.length > 0)
-    console.error(`${DOC} lists what gateway/index.ts does not export: ${gone.join(', ')}`);
-  process.exit(1);
+    console.error(`${DOC} lists under "${section}" what ${entry} does not export: ${gone.join(', ')}`);
+  failed ||= undocumented.length > 0 || gone.length > 0;
+  if (!failed) console.log(`Package API: ${entry}, ${exported.size} exports, each listed in ${DOC}`);
 }
-console.log(`Package API: ${exported.size} exports, each listed in ${DOC}`);
+if (failed) process.exit(1);

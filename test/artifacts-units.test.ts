@@ -286,7 +286,7 @@ describe('artifact store settings', () => {
       AWS_ACCESS_KEY_ID: 'test',
       AWS_SECRET_ACCESS_KEY: 'test-secret',
     });
-    const store = openArtifactStore(settings);
+    const store = await openArtifactStore(settings);
     const started = Date.now();
     try {
       await assert.rejects(store.get({ run: 'mine-EEEE', id: REF.id }, 1024));

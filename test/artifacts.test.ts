@@ -332,13 +332,13 @@ function storeSuite(kind: 'local' | 's3', setUp: () => Promise<{ stack: Stack; t
 storeSuite('local', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'test-artifacts-'));
   const env = { MCP_ARTIFACT_STORE: 'local', MCP_ARTIFACT_DIR: dir };
-  const stack = await startStack(openArtifactStore(artifactStoreSettings(env)), env);
+  const stack = await startStack(await openArtifactStore(artifactStoreSettings(env)), env);
   return { stack, teardown: async () => rmSync(dir, { recursive: true, force: true }) };
 });
 
 storeSuite('s3', async () => {
   const s3: TestS3 = await startTestS3();
-  const stack = await startStack(openArtifactStore(artifactStoreSettings(s3.env)), s3.env);
+  const stack = await startStack(await openArtifactStore(artifactStoreSettings(s3.env)), s3.env);
   return { stack, teardown: () => s3.close() };
 });
 
@@ -355,7 +355,7 @@ describe('Python workflows: the same reference shape into the local store, and a
       MCP_ARTIFACT_DIR: dir,
     });
     const env = { MCP_ARTIFACT_DIR: dir };
-    stack = await startStack(openArtifactStore(artifactStoreSettings(env)), env);
+    stack = await startStack(await openArtifactStore(artifactStoreSettings(env)), env);
     await python.ready;
   });
   after(async () => {
@@ -413,7 +413,7 @@ describe('results too large to keep inline', () => {
     dir = mkdtempSync(join(tmpdir(), 'test-artifacts-'));
     // No grace: the first poll that sees a run stuck on its result ends it.
     const env = { MCP_ARTIFACT_DIR: dir, MCP_STUCK_RUN_GRACE_MS: '0' };
-    stack = await startStack(openArtifactStore(artifactStoreSettings(env)), env);
+    stack = await startStack(await openArtifactStore(artifactStoreSettings(env)), env);
   });
   after(async () => {
     await stack?.close();

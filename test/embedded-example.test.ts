@@ -1,12 +1,15 @@
-// The package as a user gets it: `npm pack` makes the tarball, a fresh folder installs it (with
-// fastify and zod) beside examples/embedded/server.ts, and that app runs on Node.js 24 and 26 against
-// a real Temporal dev server and the mining worker. Real clients drive its one endpoint: the host's
-// quick tool answered inline, the catalog's mining tool run as a task to its end, by the SDK v1 client
-// with 2025-11-25 tasks (SEP-1686) and by a 2026-07-28 client with the Tasks extension. The host's own
-// route and the probes it mounted under its prefix answer too.
+// The package as a user gets it: the packed tarball (test/support/packed-package.ts) installed in a
+// fresh folder with only the peers docs/embedding.md names (`npm install <tarball> fastify
+// @temporalio/client`), beside examples/embedded/server.ts; that app runs on Node.js 24 and 26
+// against a real Temporal dev server and the mining worker. Real clients drive its one endpoint: the
+// host's quick tool answered inline, the catalog's mining tool run as a task to its end, by the SDK v1
+// client with 2025-11-25 tasks (SEP-1686) and by a 2026-07-28 client with the Tasks extension. The
+// host's own route and the probes it mounted under its prefix answer too. The folder holds no
+// dev-only package (its size is printed), and an optional feature configured without its optional
+// peer stops the app naming the package to install.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +20,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawnTestProcess, type TestProcess } from './support/child-process.ts';
 import { connectV1, connectV2, structured } from './support/mcp-clients.ts';
 import { PROTOCOL_VERSION, rawDispatch, TASKS_CLIENT } from './support/mcp-http.ts';
+import { installedSize, installPacked, packedTarball } from './support/packed-package.ts';
 import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
 import { startWorker, type WorkerProcess } from './support/worker-process.ts';
 
@@ -26,31 +30,22 @@ const TASK_QUEUE = `embedded-example-${process.pid}`;
 /** Small work: the mining tool is a task because the example's wait budget is 0, not because it is slow. */
 const MINING = { difficulty: 8, blocks: 2, data: 'embedded' };
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
 };
+/** The peers docs/embedding.md tells a host to install, at the ranges the package declares. */
+const HOST_PEERS = ['fastify', '@temporalio/client'].map(
+  (name) => `${name}@${manifest.peerDependencies[name]}`,
+);
 
 let temporal: TestTemporal;
 let worker: WorkerProcess;
 let folder: string;
 
-/** The tarball packed into `folder`, installed there from it, with the example's own dependencies. */
-async function installFromTarball(into: string): Promise<void> {
-  // prepack builds the package first; npm names the tarball on the last line.
-  const { stdout } = await run('npm', ['pack', '--pack-destination', into], { cwd: ROOT });
-  const filename = stdout.trim().split('\n').at(-1) as string;
-  writeFileSync(
-    join(into, 'package.json'),
-    '{ "name": "embedded-example", "private": true, "type": "module" }\n',
-  );
+/** The example's folder: the tarball installed with the documented peers, and server.ts. */
+async function installExample(into: string): Promise<void> {
+  await installPacked(into, HOST_PEERS);
   copyFileSync(join(ROOT, 'examples/embedded/server.ts'), join(into, 'server.ts'));
-  const dependencies = ['fastify', 'zod'].map((name) => `${name}@${manifest.dependencies[name]}`);
-  await run(
-    'npm',
-    ['install', `./${filename}`, ...dependencies, '--prefer-offline', '--no-audit', '--no-fund'],
-    {
-      cwd: into,
-    },
-  );
 }
 
 /** The bin folder of the project's Node.js of `line` (scripts/install-node.sh). */
@@ -62,7 +57,7 @@ async function nodeOf(line: 24 | 26): Promise<string> {
 before(async () => {
   folder = mkdtempSync(join(tmpdir(), 'embedded-example-'));
   // Temporal and the worker start while the package is packed and installed.
-  const installed = installFromTarball(folder);
+  const installed = installExample(folder);
   installed.catch(() => {});
   temporal = await startTestTemporal();
   worker = startWorker({
@@ -79,15 +74,70 @@ after(async () => {
   if (folder) rmSync(folder, { recursive: true, force: true });
 });
 
-test('the tarball holds the built package and its docs, nothing of tests, bench or fixtures', () => {
+test('the tarball holds the built package, its workflow side and its docs, nothing of tests, bench or fixtures', () => {
   const installed = join(folder, 'node_modules/temporal-mcp-gateway');
   const files = readdirSync(installed, { recursive: true, encoding: 'utf8' });
-  assert.ok(files.includes('dist/package/index.js'), files.join(', '));
-  assert.ok(files.includes('dist/package/types/gateway/index.d.ts'));
-  assert.ok(files.includes('docs/embedding.md'));
+  for (const file of [
+    'dist/package/index.js',
+    'dist/package/types/gateway/index.d.ts',
+    'dist/package/workflow.js',
+    'dist/package/types/workflows/package.d.ts',
+    'docs/embedding.md',
+    'CHANGELOG.md',
+    'LICENSE',
+  ])
+    assert.ok(files.includes(file), `${file} in ${files.join(', ')}`);
   assert.deepEqual(
     files.filter((file) => /^(test|bench|scripts|examples)\b|fixtures|\.test\./.test(file)),
     [],
+  );
+});
+
+test('the host app installs the plugin and its peers only: no dev-only package, no optional peer', (t) => {
+  const present = (name: string) => existsSync(join(folder, 'node_modules', name, 'package.json'));
+  // @types/node excepted: protobufjs (under @temporalio/client) depends on it.
+  const devOnly = Object.keys(manifest.devDependencies).filter(
+    (name) => !(name in manifest.peerDependencies) && name !== '@types/node' && present(name),
+  );
+  assert.deepEqual(devOnly, [], 'dev-only packages installed');
+  for (const optional of ['@aws-sdk/client-s3', '@temporalio/interceptors-opentelemetry'])
+    assert.equal(present(optional), false, `${optional} is an optional peer`);
+  for (const peer of ['fastify', '@temporalio/client', '@temporalio/workflow'])
+    assert.ok(present(peer), `${peer} installed`);
+  const size = installedSize(folder);
+  t.diagnostic(`host app installed size: ${size.text}`);
+});
+
+test('npm publish --dry-run accepts the tarball: a publishable manifest (not private, licence, files)', async (t) => {
+  const { stdout, stderr } = await run('npm', ['publish', '--dry-run', await packedTarball()], {
+    cwd: folder,
+  });
+  assert.match(stdout, /^\+ temporal-mcp-gateway@\d+\.\d+\.\d+$/m);
+  for (const line of stderr.match(/^npm notice (package size|unpacked size|total files):.*$/gm) ?? [])
+    t.diagnostic(line.replace(/^npm notice /, 'npm publish --dry-run: '));
+});
+
+test('S3 artifacts configured without the AWS SDK: the app stops, naming the package to install', async () => {
+  const failed = await run(await nodeOf(24), ['server.ts'], {
+    cwd: folder,
+    env: {
+      ...process.env,
+      ...temporal.env,
+      PORT: '0',
+      MCP_SERVER_SECRET: 'embedded-example-secret-0123456789abcdef',
+      MCP_DATA_DIR: join(folder, 'no-s3'),
+      MCP_ARTIFACT_STORE: 's3',
+      MCP_ARTIFACT_S3_BUCKET: 'reports',
+    },
+    timeout: 30_000,
+  }).then(
+    () => assert.fail('the app started without the AWS SDK'),
+    (err: { code?: number; stderr?: string }) => err,
+  );
+  assert.notEqual(failed.code, 0);
+  assert.match(
+    String(failed.stderr),
+    /MCP_ARTIFACT_STORE=s3 needs the package @aws-sdk\/client-s3, which is not installed: npm install @aws-sdk\/client-s3/,
   );
 });
 

@@ -24,7 +24,7 @@ async function app(env: Record<string, string> = {}): Promise<FastifyInstance> {
     MCP_TEMPORAL_TIMEOUT_MS: '500',
     ...env,
   });
-  const client = createTemporalClient(settings.temporal, settings.temporalTimeoutMs);
+  const client = await createTemporalClient(settings.temporal, settings.temporalTimeoutMs);
   const backend = new TemporalBackend(client, backendOptions(settings, SECRET));
   const built = buildApp(settings, { backend });
   built.addHook('onClose', async () => {

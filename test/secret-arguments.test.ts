@@ -116,7 +116,7 @@ before(async () => {
     MCP_MAX_RUNNING_TASKS: '0',
     ...CODEC_ENV,
   });
-  decoding = createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);
+  decoding = await createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);
   const backend = new TemporalBackend(decoding, backendOptions(config, Buffer.from(TEST_SERVER_SECRET)));
   const stream = new Writable({
     write(chunk, _encoding, done) {

@@ -1,6 +1,7 @@
 // Worker settings from the environment, apart from the process entry so they can be tested.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { WorkerOptions } from '@temporalio/worker';
 import { minerNice } from '../activities/pow/miner-priority.ts';
 import type { ArtifactStoreSettings } from '../common/artifact-store.ts';
 import { artifactStoreSettings } from '../common/artifact-store-settings.ts';
@@ -12,6 +13,22 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
 export const TRACING_INTERCEPTORS_PATH = fileURLToPath(
   new URL('../workflows/tracing-interceptors.ts', import.meta.url),
 );
+/** The package's `temporal-mcp-gateway/workflow` in this repository: its sources (package.json exports). */
+const WORKFLOW_PACKAGE_PATH = fileURLToPath(new URL('../workflows/package.ts', import.meta.url));
+/**
+ * The bundler options of a worker in this repository: its workflows import the package's workflow
+ * side by name, as a project that installed the package does, and the alias points that name at the
+ * sources (webpack reads no `source` condition; a project of its own needs no alias).
+ */
+export const WORKFLOW_PACKAGE_BUNDLER: NonNullable<WorkerOptions['bundlerOptions']> = {
+  webpackConfigHook: (config) => ({
+    ...config,
+    resolve: {
+      ...config.resolve,
+      alias: { ...config.resolve?.alias, 'temporal-mcp-gateway/workflow$': WORKFLOW_PACKAGE_PATH },
+    },
+  }),
+};
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../dist/workflow-bundle.js', import.meta.url));
 
 export interface WorkerSettings {
@@ -39,15 +56,21 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
 }
 
 /** Where the worker takes its workflow code: the prebuilt bundle when there is one, else the sources. */
-export function workflowSource(
-  settings: Pick<WorkerSettings, 'workflowBundlePath'>,
-):
+export function workflowSource(settings: Pick<WorkerSettings, 'workflowBundlePath'>):
   | { workflowBundle: { codePath: string } }
-  | { workflowsPath: string; interceptors: { workflowModules: string[] } } {
+  | {
+      workflowsPath: string;
+      interceptors: { workflowModules: string[] };
+      bundlerOptions: typeof WORKFLOW_PACKAGE_BUNDLER;
+    } {
   // A prebuilt bundle has the interceptors in it (scripts/build-workflow-bundle.ts).
   return settings.workflowBundlePath
     ? { workflowBundle: { codePath: settings.workflowBundlePath } }
-    : { workflowsPath: WORKFLOWS_PATH, interceptors: { workflowModules: [TRACING_INTERCEPTORS_PATH] } };
+    : {
+        workflowsPath: WORKFLOWS_PATH,
+        interceptors: { workflowModules: [TRACING_INTERCEPTORS_PATH] },
+        bundlerOptions: WORKFLOW_PACKAGE_BUNDLER,
+      };
 }
 
 export function workerSettings(env: NodeJS.ProcessEnv = process.env): WorkerSettings {

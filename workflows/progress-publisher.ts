@@ -4,11 +4,6 @@
 // one upsert, progress at most once per MIN_GAP_MS of workflow time (a later change waits on one
 // timer), a change of status or of the input asked (a key asked or answered) at once: a reader
 // must never be shown an answered key as still asked. Workflow code only.
-import {
-  defineSearchAttributeKey,
-  SearchAttributeType,
-  type SearchAttributeUpdatePair,
-} from '@temporalio/common';
 import { patched, sleep, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import {
   PROGRESS_MEMO,
@@ -29,7 +24,11 @@ const MIN_GAP_MS = 1_000;
  */
 const MAX_PUBLISHED_CHARS = 32_000;
 
-const TASK_STATUS = defineSearchAttributeKey(TASK_STATUS_ATTRIBUTE, SearchAttributeType.KEYWORD);
+/** One search attribute update, as upsertSearchAttributes takes it. */
+type SearchAttributeUpdate = Extract<Parameters<typeof upsertSearchAttributes>[0], unknown[]>[number];
+// The key as @temporalio/common's defineSearchAttributeKey makes it, written out: the package's
+// workflow side imports nothing but @temporalio/workflow (docs/embedding.md).
+const TASK_STATUS = { name: TASK_STATUS_ATTRIBUTE, type: 'KEYWORD' } as SearchAttributeUpdate['key'];
 
 export class ProgressPublisher {
   private readonly enabled: boolean;
@@ -92,7 +91,7 @@ export class ProgressPublisher {
     }
     if (status) {
       this.status = status;
-      const update: SearchAttributeUpdatePair[] = [{ key: TASK_STATUS, value: status }];
+      const update = [{ key: TASK_STATUS, value: status }] as SearchAttributeUpdate[];
       upsertSearchAttributes(update);
     }
   }

@@ -5,7 +5,6 @@
 // Run with Node.js 24 or 26, which run TypeScript as it is: `node server.ts`.
 import Fastify from 'fastify';
 import { loadGatewaySettings, temporalMcp } from 'temporal-mcp-gateway';
-import * as z from 'zod';
 
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } });
 
@@ -21,7 +20,12 @@ await app.register(temporalMcp, {
     {
       name: 'count_words',
       description: 'Counts the words of a text.',
-      inputSchema: z.object({ text: z.string().max(10_000) }),
+      // A JSON Schema (or a zod object schema, with zod installed): checked before the handler runs.
+      inputSchema: {
+        type: 'object',
+        properties: { text: { type: 'string', maxLength: 10_000 } },
+        required: ['text'],
+      },
       outputSchema: { type: 'object', properties: { words: { type: 'integer' } }, required: ['words'] },
       handler: ({ text }) => {
         const words = String(text).split(/\s+/).filter(Boolean).length;

@@ -1,55 +1,28 @@
-"""The yearly report as a Python workflow: the gateway's workflow contract with the temporalio SDK."""
+"""The yearly report as a Python workflow: the gateway's workflow contract through temporal_mcp_contract."""
 
 from temporalio import workflow
-from temporalio.common import SearchAttributeKey
-from temporalio.exceptions import ApplicationError
 
-TASK_STATUS = SearchAttributeKey.for_keyword("McpTaskStatus")
+from temporal_mcp_contract import McpTool, tool_error
 
 
 @workflow.defn(name="pyBuildReport")
 class PyBuildReport:
-    def __init__(self) -> None:
-        self._status: dict = {"message": "Starting"}
-        self._requests: dict = {}
-        self._answers: dict = {}
-
-    @workflow.query(name="mcp.progress")
-    def progress(self) -> dict:
-        return {**self._status, "inputRequests": dict(self._requests)}
-
-    def _publish(self) -> None:
-        # With progressForm: published: the same answer where one describe reads it.
-        workflow.upsert_memo({"mcp.progress": self.progress()})
-        if workflow.info().typed_search_attributes.get(TASK_STATUS) is not None:
-            status = "input_required" if self._requests else "working"
-            workflow.upsert_search_attributes([TASK_STATUS.value_set(status)])
-
-    @workflow.signal(name="mcp.input")
-    def input(self, responses: dict) -> None:
-        for key, answer in responses.items():
-            if key in self._requests:  # answers to unknown or answered keys are ignored
-                del self._requests[key]
-                self._answers[key] = answer
-        self._publish()
-
     @workflow.run
     async def run(self, args: dict) -> dict:
+        # The progress query and input signal; publishes progress to the memo (progressForm: published).
+        tool = McpTool()
         for month in range(1, 13):
-            self._status = {"message": f"Month {month} of 12", "progress": month - 1, "total": 12}
-            self._publish()
-            await workflow.sleep(1)
-        self._status = {"message": "Waiting for approval"}
-        self._requests["publish-1"] = {
+            tool.report(message=f"Month {month} of 12", progress=month - 1, total=12)
+            await workflow.sleep(1)  # stands in for an activity doing the work
+        tool.report(message="Waiting for approval")
+        # An elicitation's answer: {"action", "content"?} (ask returns None only with a timeout).
+        answer = await tool.ask("publish", {
             "method": "elicitation/create",
             "params": {"mode": "form", "message": f"Publish the {args['year']} report?",
                        "requestedSchema": {"type": "object",
                                            "properties": {"ok": {"type": "boolean"}},
                                            "required": ["ok"]}},
-        }
-        self._publish()
-        await workflow.wait_condition(lambda: "publish-1" in self._answers)
-        answer = self._answers["publish-1"]
-        if answer.get("action") != "accept" or (answer.get("content") or {}).get("ok") is not True:
-            raise ApplicationError("Not published", type="McpToolError", non_retryable=True)
+        })
+        if answer is None or answer.get("action") != "accept" or (answer.get("content") or {}).get("ok") is not True:
+            raise tool_error("Not published")
         return {"url": f"https://reports.example/{args['year']}"}

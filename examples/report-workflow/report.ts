@@ -1,6 +1,5 @@
 import { sleep } from '@temporalio/workflow';
-import type { ElicitationResponse } from '../../workflows/mcp-contract.ts';
-import { McpTool, toolError } from '../../workflows/mcp-tool.ts';
+import { type ElicitationResponse, McpTool, toolError } from 'temporal-mcp-gateway/workflow';
 
 export async function buildReport(args: { year: number }): Promise<{ url: string }> {
   const tool = new McpTool(); // the progress query and input signal; publishes progress to the memo

@@ -3,7 +3,7 @@
 // Temporal is a clear error within seconds, never a hang, and timed into the latency histogram.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
+import { importOptionalPeer } from '../../common/optional-peer.ts';
 import type { EncryptionCodec } from '../../common/payload-codec.ts';
 import type { TemporalEnv } from '../../common/temporal-env.ts';
 import { type TemporalOperation, temporalSeconds } from '../shared/metrics.ts';
@@ -43,17 +43,27 @@ function metricsInterceptor(): WorkflowClientInterceptor {
   };
 }
 
+/** Temporal's OpenTelemetry client interceptor: an optional peer of the package, loaded with tracing on. */
+async function tracingInterceptor(): Promise<WorkflowClientInterceptor> {
+  const { OpenTelemetryWorkflowClientInterceptor } = await importOptionalPeer(
+    '@temporalio/interceptors-opentelemetry',
+    'Tracing (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER)',
+    () => import('@temporalio/interceptors-opentelemetry/lib/client/index.js'),
+  );
+  return new OpenTelemetryWorkflowClientInterceptor();
+}
+
 /**
  * The gateway's Temporal client. The connection is lazy, so the gateway starts (and /readyz says
  * 503) while Temporal is down, and gets back in touch by itself when Temporal returns. With a
  * codec, every payload it writes (arguments, memo, signals, queries) is encrypted and every one it
  * reads is decrypted; search attributes are not payloads and stay readable.
  */
-export function createTemporalClient(
+export async function createTemporalClient(
   temporal: TemporalEnv,
   connectTimeoutMs: number,
   codec?: EncryptionCodec,
-): Client {
+): Promise<Client> {
   const { address, tls, apiKey, metadata } = temporal.connectionOptions;
   const connection = Connection.lazy({
     address,
@@ -69,7 +79,7 @@ export function createTemporalClient(
     // With tracing on, every client call is a span under the request's, and a start carries the
     // trace context to the workflow in its headers.
     interceptors: {
-      workflow: [metricsInterceptor(), ...(tracing ? [new OpenTelemetryWorkflowClientInterceptor()] : [])],
+      workflow: [metricsInterceptor(), ...(tracing ? [await tracingInterceptor()] : [])],
     },
     // A progress query on a closed run is refused by Temporal at once instead of replayed on a worker.
     workflow: { queryRejectCondition: 'NOT_OPEN' },

@@ -73,7 +73,7 @@ export async function startGateway(options: GatewayOptions): Promise<TestGateway
     MCP_MAX_RUNNING_TASKS: '0',
     ...options.env,
   });
-  const temporal = createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);
+  const temporal = await createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);
   const secret = Buffer.from(options.env?.MCP_SERVER_SECRET ?? TEST_SERVER_SECRET);
   const backend = new TemporalBackend(temporal, backendOptions(config, secret));
   const app = buildApp(config, { backend });

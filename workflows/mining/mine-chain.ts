@@ -7,8 +7,8 @@ import {
   isCancellation,
   proxyActivities,
 } from '@temporalio/workflow';
+import { McpTool, toolError } from 'temporal-mcp-gateway/workflow';
 import type * as activities from '../../activities/index.ts';
-import { McpTool, toolError } from '../mcp-tool.ts';
 import {
   APPROVAL_KEY_PREFIX,
   approvalRequest,
