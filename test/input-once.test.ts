@@ -3,7 +3,8 @@
 // answer without `approve` is asked again under a new key, then the approval publishes). The answer
 // each retry gets reflects the run after it took the answer: no answered key is ever asked again.
 // Each retry also carries approvals to an unknown key and to an answered one: the run ignores them
-// (if it took one, it would publish a round early). Real dev server, worker and mining workflow.
+// (if it took one, it would publish a round early). Real dev server, worker and mining workflow,
+// the worker kept busy mining meanwhile, as a deployment's workers are.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestGateway } from './support/gateway-server.ts';
@@ -20,11 +21,15 @@ const RUNS = 50;
 /** Retries a run: answers without `approve` (asked again under a new key), then the approval. */
 const RETRIES_PER_RUN = 4;
 /**
- * Runs followed at once: a worker this busy takes a workflow task in hundreds of milliseconds to
- * seconds, so a retry that did not wait for its answer to be taken would read the run before it
- * (37 of the 200 retries asked an answered key again that way; 0 of 200 at 5 at once).
+ * Runs followed at once, beside BUSY_RUNS: a worker this busy takes a workflow task in hundreds of
+ * milliseconds to seconds, so a retry that did not wait for its answer to be taken read the run
+ * before it (measured before the fix: 55 of the 200 retries asked an answered key again; 4 at 10
+ * at once; without the busy runs, 37 on a machine loaded by other work, 0 to 3 on an idle one).
  */
 const AT_ONCE = 25;
+/** Runs mining on every core of the worker meanwhile, as a busy deployment's do (cancelled at the end). */
+const BUSY_RUNS = 2;
+const BUSY_JOB = { difficulty: 32, blocks: 20 };
 /** Mining is instant at this size; the wait is the person's. */
 const JOB = { difficulty: 6, blocks: 1, require_approval: true };
 
@@ -118,13 +123,25 @@ test(`${RUNS * RETRIES_PER_RUN} approval retries ask no answered key twice`, {
   timeout: 300_000,
 }, async () => {
   const tally: Tally = { retries: 0, inputRequired: 0, reAsks: [] };
-  const before = await scrape(gateway.origin);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: AT_ONCE }, async () => {
-      while (next < RUNS) await followRun(next++, tally);
+  const busy = await Promise.all(
+    Array.from({ length: BUSY_RUNS }, async (_, i) => {
+      const args = { ...BUSY_JOB, data: `busy ${i}` };
+      const created = await rpc(gateway.url, 'tools/call', { name: 'start_mining', arguments: args });
+      assert.equal(created.result?.resultType, 'task', JSON.stringify(created));
+      return String(created.result?.taskId);
     }),
   );
+  const before = await scrape(gateway.origin);
+  let next = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: AT_ONCE }, async () => {
+        while (next < RUNS) await followRun(next++, tally);
+      }),
+    );
+  } finally {
+    for (const taskId of busy) await rpc(gateway.url, 'tasks/cancel', { taskId });
+  }
   console.log(
     `input-once: ${tally.retries} approval retries, ${tally.reAsks.length} asked an answered key again`,
   );

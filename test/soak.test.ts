@@ -4,7 +4,9 @@
 // Every accepted call is then accounted for from Temporal's own records: one run per idempotency
 // key, closed completed or cancelled, under its own principal. Other principals probe each task on
 // every path that names, lists, pushes or serves a task (bench/soak/probe.ts): each path is probed,
-// none shows anything of another principal, and no run took an input another principal sent.
+// none shows anything of another principal (the resources probes against an artifact its owner
+// wrote and read back), and no run took an input another principal sent (its owner reads the run
+// after each: the key is still asked).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PROBE_PATHS } from '../bench/soak/job-types.ts';

@@ -1,8 +1,7 @@
 // POST /mcp, from the socket to the MCP layer and back, for both protocol eras: who is calling, the
 // body read once, what the caller may do, the headers against the body, the MCP layer's answer
 // written. Its refusals are JSON-RPC errors built by mcp/errors.ts.
-import type { ServerResponse } from 'node:http';
-import { toWebRequest } from '@modelcontextprotocol/node';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InboundClassificationOutcome } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../mcp/catalog.ts';
@@ -57,6 +56,23 @@ function checkHeaders(request: FastifyRequest, reply: FastifyReply, options: Mcp
   const { message, data } = verdict.refusal;
   sendJson(reply, 400, errorBody(request.mcpBody.id, HEADER_MISMATCH, message, data));
   return undefined;
+}
+
+/** Headers that describe a body's bytes: the web request carries none. */
+const BODY_HEADERS = new Set(['content-length', 'content-encoding', 'transfer-encoding']);
+
+/**
+ * The request as the SDK's handler takes it: method, URL, headers and the caller's signal. Its body
+ * is handed over already parsed (`parsedBody`), so it is not turned back into JSON text.
+ */
+function webRequestOf(raw: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw.headers)) {
+    if (value === undefined || name.startsWith(':') || BODY_HEADERS.has(name)) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  const url = `http://${raw.headers.host ?? 'localhost'}${raw.url ?? '/'}`;
+  return new Request(url, { method: raw.method ?? 'POST', headers, signal });
 }
 
 /**
@@ -245,7 +261,7 @@ function answer(
   return writeResponse(
     reply.raw,
     async (callerLeft) => {
-      const webRequest = await toWebRequest(request.raw, parsedBody, { signal: callerLeft });
+      const webRequest = webRequestOf(request.raw, callerLeft);
       const mcpRequest = { request: webRequest, authInfo, parsedBody, envelope, route, callerLeft, exchange };
       return withTrace(await options.mcp.fetch(mcpRequest));
     },
