@@ -72,8 +72,12 @@ export interface GatewayProcessOptions {
   env?: Record<string, string>;
 }
 
-/** The bench holds hundreds of running tasks for one (anonymous) principal: no per-principal cap. */
-export const BENCH_GATEWAY_ENV = { MCP_MAX_RUNNING_TASKS: '0' };
+/** The bench holds hundreds of running tasks for one (anonymous) principal: no per-principal bounds. */
+export const BENCH_GATEWAY_ENV = {
+  MCP_MAX_RUNNING_TASKS: '0',
+  MCP_MAX_STARTS_PER_SECOND: '0',
+  MCP_MAX_WAITS_PER_PRINCIPAL: '0',
+};
 
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
   const port = options.port ?? (await freePort());

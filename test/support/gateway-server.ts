@@ -71,6 +71,8 @@ export async function startGateway(options: GatewayOptions): Promise<TestGateway
     // No running-task cap unless a test sets one: under the cap a task's workflow id is its slot's,
     // and most tests look at a task's run by its id. The cap's own tests set it (taskHandle).
     MCP_MAX_RUNNING_TASKS: '0',
+    // Nor a bound on starts per second (a test's bursts are not a tenant's): its tests set one.
+    MCP_MAX_STARTS_PER_SECOND: '0',
     ...options.env,
   });
   const temporal = await createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);
