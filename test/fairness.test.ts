@@ -8,11 +8,11 @@ import { after, test } from 'node:test';
 import { flood, type NoisyStack, shortCall, startNoisyStack } from './support/noisy-neighbour.ts';
 
 /**
- * Alice's flood: 60 long calls, each of many blocks, against the worker's 8 activity slots. Each run
- * mines one block at a time, so 52 blocks wait in the queue for as long as the flood lasts. Fairness
+ * Alice's flood: 90 long calls, each of many blocks, against the worker's 8 activity slots. Each run
+ * mines one block at a time, so 82 blocks wait in the queue for as long as the flood lasts. Fairness
  * cannot stop a block that runs: bob waits for the next slot to free, so the blocks are short.
  */
-const FLOOD = { calls: 60, difficulty: 20, blocks: 20, backlog: 40 };
+const FLOOD = { calls: 90, difficulty: 19, blocks: 20, backlog: 60 };
 /** Bob's call alone, this many times (the median is his time alone). */
 const ALONE = 3;
 /** Bob's calls during the flood, one after the other (the median is compared with the bound). */
