@@ -317,7 +317,7 @@ describe('rights from the method table', () => {
       }[] = [];
       for (const [method, declaration] of Object.entries(METHODS)) {
         const message = requestFor(method, taskId);
-        const named = declaration.taskIds?.(message.params as Record<string, unknown>) ?? [];
+        const named = declaration.taskIds?.(message.params as Record<string, unknown>, message) ?? [];
         // The request names the task exactly where the declaration reads it.
         assert.equal(
           named.includes(taskId),

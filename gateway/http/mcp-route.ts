@@ -7,7 +7,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../mcp/catalog.ts';
 import { errorBody, HEADER_MISMATCH, insufficientScope, internalError } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpHandler } from '../mcp/handler.ts';
-import { type MessageReading, readMessage } from '../mcp/methods.ts';
+import { readMessage } from '../mcp/methods.ts';
 import type { Exchange } from '../mcp/observe.ts';
 import type { Rights } from '../mcp/rights.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
@@ -164,7 +164,7 @@ async function writeResponse(
 }
 
 /** What a refused message needed, for the refusal's description. */
-function refusedWhat({ envelope, reading }: { envelope: McpMessage['envelope']; reading: MessageReading }) {
+function refusedWhat({ envelope, reading }: McpMessage) {
   const tools = reading.tools.map((tool) => tool.name).join(', ');
   const method = envelope.method ?? 'the answer to an input request';
   return tools ? `${method} on ${tools}` : method;

@@ -254,10 +254,10 @@ const GONE_TOOL = catalogTool(
   { taskQueue: '', waitBudgetMs: 0 },
 );
 
-/** The catalog as the MCP layer uses it: by tool name and by task id prefix. */
 /** What a companion tool does for the tool it serves (methods.ts declares each role). */
 export type CompanionRole = keyof Companions;
 
+/** The catalog as the MCP layer uses it: by tool name, by companion name and by task id prefix. */
 export class Catalog {
   private readonly byName = new Map<string, CatalogTool>();
   private readonly byPrefix = new Map<string, CatalogTool>();

@@ -1,9 +1,9 @@
 // Every MCP method the gateway serves, and every companion tool's role, declared once: the revisions
 // it is served to, where its message names tasks, the capability it needs, whether it is a poll.
-// Everything that asks "which method is this, what does it touch"
-// reads this table: the rights check (rights.ts), the poll limit, the Mcp-Name header, the request's
-// log line and span, and the handler's registration. A message is read here once, its task ids
-// parsed once into the values the rest receives.
+// Everything that asks "which method is this, what does it touch" reads this table: the rights
+// check (rights.ts), the poll limit, the Mcp-Name header, the request's log line and span, and the
+// handler's registration. A message is read here once, its task ids parsed once into the values the
+// rest receives.
 import type { Envelope } from '../shared/protocol.ts';
 import { parseTaskId, type TaskRef } from '../temporal/task-ids.ts';
 import { parseArtifactUri } from './artifacts.ts';
@@ -18,8 +18,8 @@ type Params = Record<string, unknown>;
 export interface MethodDeclaration {
   /** The revisions whose clients are served the method. */
   eras: readonly Era[];
-  /** The task ids a message names, wherever its params carry them. */
-  taskIds?: (params: Params) => unknown[];
+  /** The task ids a message names, wherever its params (or, for a response, the message) carry them. */
+  taskIds?: (params: Params, message: unknown) => unknown[];
   /** The param naming the task that the Mcp-Name header carries (SEP-2243). */
   nameParam?: 'taskId';
   /** 2026-07-28 requests must declare the Tasks extension (-32021 otherwise). */
@@ -80,7 +80,7 @@ export const METHODS: Readonly<Record<string, MethodDeclaration>> = {
 /** A 2025-11-25 client's answer to a task's input request: a response, whose id names its task. */
 export const INPUT_ANSWER: MethodDeclaration = {
   eras: ['legacy'],
-  taskIds: () => [],
+  taskIds: (_params, message) => [taskInputAnswer(message)?.taskId],
 };
 
 /** What each companion tool of a catalog tool does with the `workflow_id` it takes. */
@@ -93,8 +93,6 @@ export const COMPANIONS: Readonly<Record<CompanionRole, { namesTask: boolean; po
 
 /** One message as the gateway reads it, once, before anything acts on it. */
 export interface MessageReading {
-  /** Its declaration; undefined for a method not served. */
-  declaration?: MethodDeclaration;
   /** The catalog tools it touches: the tool called (a companion's is the tool it serves), each named task's. */
   tools: CatalogTool[];
   /** The well-formed task ids it names, parsed. */
@@ -107,39 +105,27 @@ export interface MessageReading {
 
 const EMPTY: MessageReading = { tools: [], tasks: [], polls: [] };
 
-/** Every task id a message names, as written (strings only). */
-function namedIds(declaration: MethodDeclaration, envelope: Envelope, body: unknown, catalog: Catalog) {
-  if (declaration === INPUT_ANSWER) {
-    const answer = taskInputAnswer(body);
-    return answer ? [answer.taskId] : [];
-  }
-  const ids = declaration.taskIds?.(envelope.params) ?? [];
-  const companion = envelope.tool === undefined ? undefined : catalog.companionOf(envelope.tool);
-  const workflowId = record(envelope.params.arguments)?.workflow_id;
-  if (companion && COMPANIONS[companion.role].namesTask) ids.push(workflowId);
-  return ids.filter((id): id is string => typeof id === 'string');
+/** The declaration a message is read by: its method's, or the input answer's; undefined for neither. */
+function declarationOf(envelope: Envelope, body: unknown): MethodDeclaration | undefined {
+  if (envelope.method === undefined) return taskInputAnswer(body) ? INPUT_ANSWER : undefined;
+  return Object.hasOwn(METHODS, envelope.method) ? METHODS[envelope.method] : undefined;
 }
 
 /** What one message of a body is and touches (see MessageReading). */
 export function readMessage(catalog: Catalog, envelope: Envelope, body: unknown): MessageReading {
-  const declaration =
-    envelope.method === undefined
-      ? taskInputAnswer(body)
-        ? INPUT_ANSWER
-        : undefined
-      : Object.hasOwn(METHODS, envelope.method)
-        ? METHODS[envelope.method]
-        : undefined;
+  const declaration = declarationOf(envelope, body);
   if (!declaration) return EMPTY;
-  const ids = namedIds(declaration, envelope, body, catalog);
+  const companion = envelope.tool === undefined ? undefined : catalog.companionOf(envelope.tool);
+  const named = declaration.taskIds?.(envelope.params, body) ?? [];
+  if (companion && COMPANIONS[companion.role].namesTask)
+    named.push(record(envelope.params.arguments)?.workflow_id);
+  const ids = named.filter((id): id is string => typeof id === 'string');
   const tasks = ids.map(parseTaskId).filter((ref): ref is TaskRef => ref !== undefined);
   const tools = new Set<CatalogTool | undefined>();
-  const companion = envelope.tool === undefined ? undefined : catalog.companionOf(envelope.tool);
   if (envelope.tool !== undefined) tools.add(companion?.tool ?? catalog.tool(envelope.tool));
   for (const ref of tasks) tools.add(catalog.toolOfTask(ref));
   const polls = declaration.poll || (companion && COMPANIONS[companion.role].poll) ? tasks : [];
   return {
-    declaration,
     tools: [...tools].filter((tool): tool is CatalogTool => tool !== undefined),
     tasks,
     polls,

@@ -12,7 +12,7 @@ export class Rights {
   constructor(
     private readonly catalog: Catalog,
     /** Scopes every request needs (MCP_OAUTH_REQUIRED_SCOPES). */
-    readonly requiredScopes: readonly string[],
+    private readonly requiredScopes: readonly string[],
   ) {}
 
   /**
