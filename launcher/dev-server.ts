@@ -14,8 +14,17 @@ export const SEARCH_ATTRIBUTES = {
   McpTaskId: 'Keyword',
 } as const;
 
-/** What the dev server needs to share a task queue fairly between fairness keys (Temporal 1.29+). */
-const FAIRNESS_ARGS = ['--dynamic-config-value', 'matching.enableFairness=true'];
+/**
+ * What the dev server needs to share a task queue fairly between fairness keys (Temporal 1.29+).
+ * Matching is fair within one partition of a queue: new tasks go to one (reads keep the default, so
+ * tasks a store already holds in others are still served, and polls there are forwarded to it).
+ */
+const FAIRNESS_ARGS = [
+  '--dynamic-config-value',
+  'matching.enableFairness=true',
+  '--dynamic-config-value',
+  'matching.numTaskqueueWritePartitions=1',
+];
 
 export interface DevServerOptions {
   /** The Temporal CLI binary (default: the one requireTemporalCli finds). */

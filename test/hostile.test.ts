@@ -153,7 +153,13 @@ describe('push under load', () => {
 describe('the running-task cap', () => {
   test('a 500-start burst from one principal through two gateways: exactly the cap runs, every other start refused', async () => {
     const BURST = 'burst-token-0123456789abcdef';
-    const env = { MCP_AUTH_TOKENS: `burst:${BURST}`, MCP_MAX_RUNNING_TASKS: '10' };
+    // Only the running-task cap: 250 calls at once on a replica would also pass its bound on one
+    // principal's waits (100), which refuses first (test/principal-limits.test.ts).
+    const env = {
+      MCP_AUTH_TOKENS: `burst:${BURST}`,
+      MCP_MAX_RUNNING_TASKS: '10',
+      MCP_MAX_WAITS_PER_PRINCIPAL: '0',
+    };
     // A load test on a small machine: what is asserted is the count, not the latency.
     const replicas = await Promise.all(
       [1, 2].map(() => stack.extraGateway({ waitBudgetMs: 100, temporalTimeoutMs: 10_000, env })),

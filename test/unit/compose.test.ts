@@ -321,7 +321,12 @@ describe('docker-compose.yml', () => {
     assert.deepEqual(command.slice(0, 2), ['server', 'start-dev']);
     assert.equal(flagValue(command, '--ip'), '0.0.0.0');
     assert.equal(command.includes('--headless'), false, 'the Web UI is served');
-    assert.equal(flagValue(command, '--dynamic-config-value'), 'matching.enableFairness=true', 'fairness on');
+    const dynamicConfig = command.filter((_, i) => command[i - 1] === '--dynamic-config-value');
+    assert.deepEqual(
+      dynamicConfig,
+      ['matching.enableFairness=true', 'matching.numTaskqueueWritePartitions=1'],
+      'fairness on, in one partition',
+    );
   });
 
   test('temporal: its database lives on a named volume', async () => {

@@ -2,7 +2,7 @@
 // while alice's flood of long calls fills the mining worker and its queue, bob's short call completes
 // within 5 s and within 10 times its time alone (the median of three); on a server without fairness
 // the same call does not (it waits behind alice's backlog, first come, first served). Prints the
-// figures.
+// figures. It times calls against the machine's own speed, so it runs when no other file does.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { flood, type NoisyStack, shortCall, startNoisyStack } from './support/noisy-neighbour.ts';
