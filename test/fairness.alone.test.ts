@@ -5,14 +5,21 @@
 // figures. It times calls against the machine's own speed, so it runs when no other file does.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { flood, type NoisyStack, shortCall, startNoisyStack } from './support/noisy-neighbour.ts';
+import {
+  difficultyFor,
+  flood,
+  type NoisyStack,
+  shortCall,
+  startNoisyStack,
+} from './support/noisy-neighbour.ts';
 
 /**
  * Alice's flood: 90 long calls, each of many blocks, against the worker's 8 activity slots. Each run
  * mines one block at a time, so 82 blocks wait in the queue for as long as the flood lasts. Fairness
- * cannot stop a block that runs: bob waits for the next slot to free, so the blocks are short.
+ * cannot stop a block that runs: bob waits for the next slot to free, so the blocks are short, and
+ * sized by time (a block alone takes about `blockMs`), as the miner's speed differs between CPUs.
  */
-const FLOOD = { calls: 90, difficulty: 19, blocks: 20, backlog: 60 };
+const FLOOD = { calls: 90, blockMs: 20, blocks: 20, backlog: 60 };
 /** Bob's call alone, this many times (the median is his time alone). */
 const ALONE = 3;
 /** Bob's calls during the flood, one after the other (the median is compared with the bound). */
@@ -45,11 +52,13 @@ async function side(fairness: boolean) {
     }
     const aloneMs = median(alone);
     const bound = Math.min(BOUND_MS, RATIO * aloneMs);
+    const difficulty = await difficultyFor(stack, FLOOD.blockMs);
     const flooded = performance.now();
-    await flood(stack, FLOOD);
+    await flood(stack, { ...FLOOD, difficulty });
     const floodMs = Math.round(performance.now() - flooded);
     const calls: (number | undefined)[] = [];
-    for (let i = 0; i < DURING; i++) calls.push(await shortCall(stack, bound));
+    const late: string[] = [];
+    for (let i = 0; i < DURING; i++) calls.push(await shortCall(stack, bound, (where) => late.push(where)));
     // Not done within the bound counts as longer than any that was.
     const sorted = [...calls].sort(
       (a, b) => (a ?? Number.POSITIVE_INFINITY) - (b ?? Number.POSITIVE_INFINITY),
@@ -58,9 +67,10 @@ async function side(fairness: boolean) {
     const said = (ms: number | undefined) => (ms === undefined ? `>${bound}` : String(ms));
     figures.push(
       `fairness ${fairness ? 'on ' : 'off'}: bob alone ${alone.join(' / ')} ms (median ${aloneMs}); alice's ` +
-        `${FLOOD.calls} calls started and backlogged in ${floodMs} ms; bob during the flood ` +
+        `${FLOOD.calls} calls (difficulty ${difficulty}) started and backlogged in ${floodMs} ms; bob during the flood ` +
         `${calls.map(said).join(' / ')} ms, median ${said(during)} ms` +
-        `${during === undefined ? '' : ` (${(during / aloneMs).toFixed(1)}x alone)`}; bound ${bound} ms`,
+        `${during === undefined ? '' : ` (${(during / aloneMs).toFixed(1)}x alone)`}; bound ${bound} ms` +
+        `${late.length === 0 ? '' : `; at the bound: ${late.join(', ')}`}`,
     );
     return { aloneMs, bound, during };
   } finally {

@@ -5,8 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import protos from '@temporalio/proto';
 import { pollUntil } from '../../common/poll.ts';
 import { DevServer } from '../../launcher/dev-server.ts';
+import type { ChainResult } from '../../workflows/mining/types.ts';
 import { startGateway, type TestGateway, taskHandle } from './gateway-server.ts';
 import { rpc, TASKS_CLIENT } from './mcp-http.ts';
 import { startWorker, type WorkerProcess } from './worker-process.ts';
@@ -85,9 +87,13 @@ async function startCall(stack: NoisyStack, tenant: Tenant, args: Record<string,
 
 /**
  * Bob's short call: ms from its tools/call to its result, or undefined when it has not come within
- * `boundMs` (the run is left to the stack's stop).
+ * `boundMs` (the run is left to the stack's stop; `onLate` hears where it was then).
  */
-export async function shortCall(stack: NoisyStack, boundMs: number): Promise<number | undefined> {
+export async function shortCall(
+  stack: NoisyStack,
+  boundMs: number,
+  onLate?: (where: string) => void,
+): Promise<number | undefined> {
   const sent = performance.now();
   const taskId = await startCall(stack, 'bob', { ...SHORT_CALL, data: `bob ${sent}` });
   // Ended at the bound: a long poll left open would be retried on a connection the stack closes.
@@ -97,9 +103,40 @@ export async function shortCall(stack: NoisyStack, boundMs: number): Promise<num
     await stack.client.withAbortSignal(bound, () => handle.result());
     return Math.round(performance.now() - sent);
   } catch (err) {
-    if (bound.aborted) return undefined;
-    throw err;
+    if (!bound.aborted) throw err;
+    onLate?.(await whereIsRun(handle));
+    return undefined;
   }
+}
+
+const STARTED = protos.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+
+/** Where a run late at its bound is: its block still queued, being mined, or its workflow task due. */
+async function whereIsRun(handle: ReturnType<typeof taskHandle>): Promise<string> {
+  const { raw } = await handle.describe();
+  const activity = raw.pendingActivities?.[0];
+  if (activity) return activity.state === STARTED ? 'its block being mined' : 'its block queued';
+  return raw.pendingWorkflowTask ? 'its workflow task queued' : 'done just past the bound';
+}
+
+/** The calibration call: blocks enough to time the miner on any core, fast or plain. */
+const CALIBRATION = { difficulty: 20, blocks: 2 } as const;
+
+/**
+ * The difficulty at which one of alice's blocks, mined alone, takes about `blockMs` on this machine:
+ * the miner's speed (its own count of hashes and milliseconds) differs many times between CPUs with
+ * SHA extensions and without, and a block's length is what bob waits for a slot behind.
+ */
+export async function difficultyFor(stack: NoisyStack, blockMs: number): Promise<number> {
+  const taskId = await startCall(stack, 'alice', { ...CALIBRATION, data: `alice calibrates ${Date.now()}` });
+  const chain = (await taskHandle(stack.client, 'alice', taskId).result()) as ChainResult;
+  const hashes = chain.blocks.reduce((sum, block) => sum + block.hashesTried, 0);
+  const ms = Math.max(
+    1,
+    chain.blocks.reduce((sum, block) => sum + block.ms, 0),
+  );
+  // A block at difficulty d takes 2^d hashes on average.
+  return Math.max(1, Math.round(Math.log2((hashes / ms) * blockMs)));
 }
 
 /**
