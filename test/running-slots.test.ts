@@ -77,13 +77,13 @@ test('a task runs under a slot id; once it ends, nothing of the cap is running a
   const caller = { principal: 'single' };
   const first = await backend.starts.run({ tool, input: {}, arguments: { i: 1 }, summary: 'one' }, caller);
   const slotId = slotWorkflowId(SECRET, 'single', 0);
-  assert.equal(taskSlot(first.workflowId), 0);
+  assert.equal(taskSlot(first.task.id), 0);
   assert.deepEqual(first.run.workflowId, slotId);
   await assert.rejects(
     backend.starts.run({ tool, input: {}, arguments: { i: 2 }, summary: 'two' }, caller),
     RunningTaskLimitError,
   );
-  assert.ok(await backend.actions.cancel(first.workflowId, caller));
+  assert.ok(await backend.actions.cancel(first.task.id, caller));
   await temporal.client.workflow.getHandle(first.run.workflowId, first.run.runId).terminate('ended');
   const running = await temporal.client.workflow.count(
     `WorkflowId = "${slotId}" AND ExecutionStatus = "Running"`,
@@ -100,18 +100,18 @@ test('a task runs under a slot id; once it ends, nothing of the cap is running a
     200,
   );
   assert.equal(second.run.workflowId, slotId);
-  assert.notEqual(second.workflowId, first.workflowId);
+  assert.notEqual(second.task.id, first.task.id);
   // The first task is found still, though a later task holds its slot: its run among the slot's runs.
   const view = await eventually(
     async () => {
-      const found = await backend.views.read(first.workflowId, caller);
+      const found = await backend.views.read(first.task.id, caller);
       return found?.state.status === 'failed' ? found : undefined;
     },
     10_000,
     'the first task, ended, to be found',
   );
   assert.equal(view.run.runId, first.run.runId);
-  const secondView = await backend.views.read(second.workflowId, caller);
+  const secondView = await backend.views.read(second.task.id, caller);
   assert.equal(secondView?.state.status, 'running');
   await temporal.client.workflow.getHandle(second.run.workflowId).terminate('done');
 });
@@ -128,7 +128,7 @@ test('a run past its maximum duration is timed out by Temporal, answered failed,
   );
   const second = await backend.starts.run({ tool, input: {}, arguments: { i: 2 }, summary: 'two' }, caller);
   assert.equal(second.run.workflowId, first.run.workflowId, 'the slot is taken again');
-  const view = await backend.views.read(first.workflowId, caller);
+  const view = await backend.views.read(first.task.id, caller);
   assert.equal(view?.state.status, 'failed');
   assert.equal(view?.state.status === 'failed' && view.state.reason, 'timed_out');
   await temporal.client.workflow.getHandle(second.run.workflowId).terminate('done');
@@ -313,14 +313,10 @@ test('a keyed start whose gateway died before the key was recorded: a retry else
   // The record's absence is what a gateway killed between the run's start and the record leaves.
   const recordId = `mcp-key-${keyedTaskId(SECRET, 'orphan', tool, 'order-7')}`;
   const record = await temporal.client.workflow.getHandle(recordId).describe();
-  assert.equal(
-    (record.memo as { task?: string } | undefined)?.task,
-    first.workflowId,
-    'the key has its record',
-  );
+  assert.equal((record.memo as { task?: string } | undefined)?.task, first.task.id, 'the key has its record');
   await deleteRecord(record);
   const retry = await backendWith(5).starts.run(request, caller);
-  assert.equal(retry.workflowId, first.workflowId, 'the retry answers the task the first start began');
+  assert.equal(retry.task.id, first.task.id, 'the retry answers the task the first start began');
   assert.equal(retry.run.runId, first.run.runId);
   const slots = Array.from({ length: 5 }, (_, i) => `"${slotWorkflowId(SECRET, 'orphan', i)}"`);
   const running = await temporal.client.workflow.count(
@@ -347,8 +343,8 @@ test('a keyed start whose first slot was busy, then freed, and whose record was 
     args: [],
   });
   const first = await backendWith(limit).starts.run(request, caller);
-  assert.notEqual(taskSlot(first.workflowId), firstSlot, 'the first attempt ran in another slot');
-  assert.equal(taskKey(first.workflowId), keyId, 'the keyed task id is its key and its run');
+  assert.notEqual(taskSlot(first.task.id), firstSlot, 'the first attempt ran in another slot');
+  assert.equal(taskKey(first.task.id), keyId, 'the keyed task id is its key and its run');
   // Visibility lists a run soon after its start, not at once.
   const byKey = await eventually(
     async () => {
@@ -365,7 +361,7 @@ test('a keyed start whose first slot was busy, then freed, and whose record was 
   await deleteRecord(record);
   await occupier.terminate('the first slot frees');
   const retry = await backendWith(limit).starts.run(request, caller);
-  assert.equal(retry.workflowId, first.workflowId, 'the retry answers the task the first start began');
+  assert.equal(retry.task.id, first.task.id, 'the retry answers the task the first start began');
   assert.equal(retry.run.runId, first.run.runId);
   // Read from the run itself: the freed slot's latest run is still the ended occupier.
   const freed = await temporal.client.workflow.getHandle(occupier.workflowId).describe();

@@ -43,7 +43,7 @@ test('principals with quotes and backslashes list their own runs only, on every 
       { tool, input: {}, arguments: { who: principal }, summary: 'quoted', idempotencyKey: 'k-1' },
       { principal },
     );
-    started.set(principal, run.workflowId);
+    started.set(principal, run.task.id);
   }
   for (const principal of PRINCIPALS) {
     const caller = { principal };
@@ -71,6 +71,6 @@ test('principals with quotes and backslashes list their own runs only, on every 
       { tool, input: {}, arguments: { who: principal }, summary: 'quoted', idempotencyKey: 'k-1' },
       caller,
     );
-    assert.equal(again.workflowId, started.get(principal));
+    assert.equal(again.task.id, started.get(principal));
   }
 });

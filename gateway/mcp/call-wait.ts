@@ -6,6 +6,7 @@ import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { RunParts } from '../temporal/backend.ts';
 import type { ExecutionView, RunRef } from '../temporal/run-state.ts';
+import type { TaskName } from '../temporal/task-ids.ts';
 import { SHUTDOWN, type WaitResult } from '../temporal/wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { formAnswers, type InputRounds } from './input-rounds.ts';
@@ -46,7 +47,8 @@ export type WaitEnd = WaitResult | { kind: 'input'; requests: Record<string, Inp
 
 /** The run a call waits on, and what the wait may do besides waiting. */
 export interface CallRunWait {
-  workflowId: string;
+  /** The task id, as the call parsed it. */
+  task: TaskName;
   run: RunRef;
   /** Send notifications/progress when the request carries a progress token (a start does). */
   reportsProgress?: boolean;
@@ -89,7 +91,7 @@ export async function waitForRun(
           {
             token,
             first: { progress: 0, message: `Started ${tool.name}; waiting for the result` },
-            read: progressReader(tool, deps, call.caller, wait.workflowId),
+            read: progressReader(tool, deps, call.caller, wait.task),
           },
           waiting,
         )
@@ -101,10 +103,10 @@ export async function waitForRun(
 export async function toolRunView(
   deps: Pick<ToolDeps, 'views'>,
   tool: CatalogTool,
-  workflowId: string,
+  task: TaskName,
   caller: Caller,
 ): Promise<ExecutionView | undefined> {
-  const found = await deps.views.read(workflowId, caller, {
+  const found = await deps.views.read(task, caller, {
     ...tool.progress,
     idPrefix: tool.idPrefix,
   });
@@ -158,12 +160,12 @@ function inputLook(
   wait: InputWait,
   onAsked: (requests: Record<string, InputRequest>) => void,
 ): () => Promise<void> {
-  const { tool, workflowId, caller, callerLeft, rounds } = wait;
+  const { tool, task, caller, callerLeft, rounds } = wait;
   const unsent = new Map(Object.entries(formAnswers(wait.carried)));
   const answered = new Set(wait.answered);
   let asked = false;
   const look = async () => {
-    const requests = (await parts.views.progressOf(workflowId, caller, tool.progress))?.inputRequests;
+    const requests = (await parts.views.progressOf(task, caller, tool.progress))?.inputRequests;
     const outstanding = Object.fromEntries(
       Object.entries(requests ?? {}).filter(([key]) => !answered.has(key)),
     );
@@ -176,7 +178,7 @@ function inputLook(
         answered.add(key);
       }
       const input = { signalName: tool.inputSignal as string, responses: Object.fromEntries(due) };
-      await parts.actions.sendInput(workflowId, caller, input);
+      await parts.actions.sendInput(task, caller, input);
       return;
     }
     const answerable = rounds.answerable(outstanding);
@@ -192,9 +194,9 @@ function inputLook(
 const PROGRESS_INTERVAL_MS = 1_000;
 
 /** Reads the run's progress report while it runs; undefined once it has closed or is not found. */
-function progressReader(tool: CatalogTool, deps: ToolDeps, caller: Caller, workflowId: string) {
+function progressReader(tool: CatalogTool, deps: ToolDeps, caller: Caller, task: TaskName) {
   return async (): Promise<ProgressReport | undefined> => {
-    const now = await toolRunView(deps, tool, workflowId, caller);
+    const now = await toolRunView(deps, tool, task, caller);
     return now?.state.status === 'running' ? tool.presentation.progressReport(now) : undefined;
   };
 }

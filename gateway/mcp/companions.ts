@@ -7,6 +7,7 @@ import * as z from 'zod/v4';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { RunRef } from '../temporal/run-state.ts';
 import { hasInputRequests } from '../temporal/run-state.ts';
+import { type TaskName, taskIdText } from '../temporal/task-ids.ts';
 import { holdingWait, toolRunView, waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { cancelDescription, respondDescription, resultDescription } from './descriptions.ts';
@@ -87,15 +88,16 @@ class ToolRuns {
     this.outputSchema = startPollOutputSchema(tool.outputSchema ?? {});
   }
 
-  now(id: string, call: Pick<ToolCall, 'caller'>) {
-    return toolRunView(this.deps, this.tool, id, call.caller);
+  now(task: TaskName, call: Pick<ToolCall, 'caller'>) {
+    return toolRunView(this.deps, this.tool, task, call.caller);
   }
 
   /**
    * Not found: with the caller's recent runs of the tool (and the one a near-miss id meant), or,
    * when visibility cannot say now, plainly.
    */
-  async notFound(id: string, call: Pick<ToolCall, 'caller'>): Promise<CallToolResult> {
+  async notFound(task: TaskName, call: Pick<ToolCall, 'caller'>): Promise<CallToolResult> {
+    const id = taskIdText(task);
     const recent = await this.deps.recentRuns.latest(call.caller, this.tool.name);
     const json =
       recent && recent.length > 0
@@ -105,19 +107,21 @@ class ToolRuns {
   }
 
   /** The run as it is now, or not found. */
-  async answerNow(id: string, call: Pick<ToolCall, 'caller'>): Promise<CallToolResult> {
-    const now = await this.now(id, call);
-    return now ? startPollAnswer(now, this.tool, this.deps.timing) : this.notFound(id, call);
+  async answerNow(task: TaskName, call: Pick<ToolCall, 'caller'>): Promise<CallToolResult> {
+    const now = await this.now(task, call);
+    return now ? startPollAnswer(now, this.tool, this.deps.timing) : this.notFound(task, call);
   }
 
   /** After an action: the result if the run closes within the budget, else its state now. */
-  async settle(id: string, run: RunRef, call: ToolCall): Promise<CallToolResult> {
+  async settle(task: TaskName, run: RunRef, call: ToolCall): Promise<CallToolResult> {
     // A companion's call brings no input rounds: the wait watches for the close only.
     const { rounds: _, ...plain } = call;
-    const outcome = await waitForRun(this.tool, this.deps, plain, { workflowId: id, run });
-    if (outcome.kind === 'closed')
-      return startPollAnswer({ workflowId: id, state: outcome.state }, this.tool, this.deps.timing);
-    return this.answerNow(id, call);
+    const outcome = await waitForRun(this.tool, this.deps, plain, { task, run });
+    if (outcome.kind === 'closed') {
+      const closed = { workflowId: taskIdText(task), state: outcome.state };
+      return startPollAnswer(closed, this.tool, this.deps.timing);
+    }
+    return this.answerNow(task, call);
   }
 }
 
@@ -138,7 +142,7 @@ function resultTool(runs: ToolRuns): ToolDefinition {
     args: workflowIdArgs(tool.name),
     outputSchema: runs.outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    handler: ({ workflow_id }, call) => runs.answerNow(workflow_id, call),
+    handler: ({ workflow_id }, call) => runs.answerNow(call.named(workflow_id), call),
   });
 }
 
@@ -153,10 +157,11 @@ function cancelTool(runs: ToolRuns): ToolDefinition {
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: ({ workflow_id }, call) =>
       holdingWait(tool, deps, call, async () => {
-        const run = await deps.actions.cancel(workflow_id, call.caller, tool.idPrefix);
-        if (!run) return runs.notFound(workflow_id, call);
+        const task = call.named(workflow_id);
+        const run = await deps.actions.cancel(task, call.caller, tool.idPrefix);
+        if (!run) return runs.notFound(task, call);
         // The run ends once the workflow notices (its activity in flight heartbeats): wait, bounded.
-        return runs.settle(workflow_id, run, call);
+        return runs.settle(task, run, call);
       }),
   });
 }
@@ -181,8 +186,9 @@ async function respond(
   call: ToolCall,
 ): Promise<CallToolResult> {
   const { tool, deps } = runs;
-  const before = await runs.now(workflow_id, call);
-  if (!before) return runs.notFound(workflow_id, call);
+  const task = call.named(workflow_id);
+  const before = await runs.now(task, call);
+  if (!before) return runs.notFound(task, call);
   const outstanding = before.state.status === 'running' ? (before.state.progress?.inputRequests ?? {}) : {};
   const request = outstanding[key];
   if (!request) {
@@ -192,14 +198,14 @@ async function respond(
   if (action === 'accept') checkFormContent(request, content);
   const responses = { [key]: { action, ...(content ? { content } : {}) } };
   const signalName = tool.inputSignal as string;
-  const run = await deps.actions.sendInput(workflow_id, call.caller, { signalName, responses });
-  if (!run) return runs.notFound(workflow_id, call);
-  const after = await runs.now(workflow_id, call);
-  if (!after) return runs.notFound(workflow_id, call);
+  const run = await deps.actions.sendInput(task, call.caller, { signalName, responses });
+  if (!run) return runs.notFound(task, call);
+  const after = await runs.now(task, call);
+  if (!after) return runs.notFound(task, call);
   if (after.state.status !== 'running' || hasInputRequests(after.state))
     return startPollAnswer(after, tool, deps.timing);
   // Answered: the run goes on or wraps up now; answer with the result if it comes within the budget.
-  return runs.settle(workflow_id, run, call);
+  return runs.settle(task, run, call);
 }
 
 const RECENT_RUNS_SCHEMA = {

@@ -187,7 +187,9 @@ export class McpHandler {
         const capabilities = listen.params._meta?.[META.clientCapabilities] as object | undefined;
         if (METHODS['subscriptions/listen']?.tasksExtension && !declaresTasksExtension(capabilities))
           throw missingTasksCapability();
-        return this.subscriptions.serve(listen, callerFrom(authInfo), callerLeft);
+        return this.subscriptions.serve(listen, callerFrom(authInfo), callerLeft, (taskId) =>
+          namedTask(authInfo, taskId),
+        );
       });
     } catch (err) {
       const error = toProtocolError(err);
@@ -224,6 +226,7 @@ export class McpHandler {
    */
   private create(authInfo: AuthInfo | undefined, era: Era): Server {
     const caller = callerFrom(authInfo);
+    const named = (taskId: string) => namedTask(authInfo, taskId);
     const tasks =
       era === 'modern'
         ? { extensions: { [TASKS_EXTENSION]: {} } }
@@ -240,7 +243,7 @@ export class McpHandler {
       const rounds = era === 'modern' ? this.inputRounds(server, ctx) : undefined;
       const answer = observeToolCall(tool, () =>
         callTool(this.tools.byName, {
-          ...{ server, request, ctx, caller, era },
+          ...{ server, request, ctx, caller, era, named },
           ...(era === 'legacy'
             ? { takesTasks: request.params.task !== undefined, legacyTasks: true }
             : { takesTasks: declaresTasksExtension(server.getClientCapabilities()) }),
@@ -252,7 +255,7 @@ export class McpHandler {
       answer.then(done, done);
       return answer;
     });
-    if (era === 'legacy') serveLegacyTasks(server, caller, this.legacyDeps, this.stopping.signal);
+    if (era === 'legacy') serveLegacyTasks(server, { caller, named }, this.legacyDeps, this.stopping.signal);
     else
       for (const [method, declaration] of Object.entries(METHODS)) {
         if (!declaration.eras.includes('modern') || !declaration.nameParam) continue;

@@ -7,6 +7,7 @@ import type { InputRequest, InputResponse, InputResponses } from '../../workflow
 import type { Caller } from '../shared/caller.ts';
 import type { RunParts } from '../temporal/backend.ts';
 import type { RunRef } from '../temporal/run-state.ts';
+import { parseTaskId, type TaskName } from '../temporal/task-ids.ts';
 import type { CatalogTool } from './catalog.ts';
 import { invalidParams } from './errors.ts';
 
@@ -89,13 +90,13 @@ export function formAnswers(responses: Record<string, unknown> | undefined): Inp
 async function roundAnswers(
   parts: Pick<RunParts, 'views' | 'actions'>,
   tool: CatalogTool,
-  caller: Caller,
+  { caller, task }: { caller: Caller; task: TaskName },
   rounds: InputRounds & { resumes: RoundState },
 ): Promise<InputResponses> {
   const { keys } = rounds.resumes;
   const answers = boundedResponses(formAnswers(rounds.responses));
   if (!keys) return answers;
-  const asked = await parts.views.progressOf(rounds.resumes.workflowId, caller, tool.progress);
+  const asked = await parts.views.progressOf(task, caller, tool.progress);
   const open = asked?.inputRequests ?? {};
   if (asked && !keys.some((key) => Object.hasOwn(open, key)))
     throw invalidParams('requestState is of a round already answered; use the latest requestState');
@@ -146,17 +147,19 @@ export async function resumeRound(
   tool: CatalogTool,
   parts: Pick<RunParts, 'views' | 'actions'>,
   call: { caller: Caller; rounds: InputRounds },
-): Promise<{ workflowId: string; run: RunRef; round: number; answered: string[] }> {
+): Promise<{ task: TaskName; run: RunRef; round: number; answered: string[] }> {
   const { caller, rounds } = call;
   const resumes = rounds.resumes;
   if (!resumes) throw new Error('resume without a requestState');
+  // Parsed once here: the answers, the signal and the wait after it all take the value.
+  const task = parseTaskId(resumes.workflowId) ?? resumes.workflowId;
   if (resumes.tool !== tool.name) throw invalidParams('requestState belongs to a call of another tool');
-  const answers = await roundAnswers(parts, tool, caller, { ...rounds, resumes });
+  const answers = await roundAnswers(parts, tool, { caller, task }, { ...rounds, resumes });
   const input = { signalName: tool.inputSignal ?? '', responses: answers, ...tool.progress };
   const run =
     tool.inputSignal && Object.keys(answers).length > 0
-      ? await parts.actions.sendInput(resumes.workflowId, caller, input)
-      : (await parts.views.owned(resumes.workflowId, caller))?.run;
+      ? await parts.actions.sendInput(task, caller, input)
+      : (await parts.views.owned(task, caller))?.run;
   if (!run) throw invalidParams('requestState names a run that no longer exists');
-  return { workflowId: resumes.workflowId, run, round: resumes.round + 1, answered: Object.keys(answers) };
+  return { task, run, round: resumes.round + 1, answered: Object.keys(answers) };
 }

@@ -6,6 +6,7 @@
 import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { Caller } from '../shared/caller.ts';
+import { type TaskName, taskIdText } from '../temporal/task-ids.ts';
 import { INTERNAL_ERROR, invalidParams, taskNotFound } from './errors.ts';
 import { legacyTask, legacyTaskOutcome, listedTask, RELATED_TASK } from './legacy-task-shapes.ts';
 import { followOnStream, type ResultStream, resultStream } from './legacy-task-stream.ts';
@@ -27,29 +28,41 @@ const CANCEL_SETTLE_MS = 2_000;
 /** What the revision's task methods use: the gateway's parts, and the streams that follow tasks. */
 type LegacyDeps = McpDeps & { subscriptions: TaskSubscriptions };
 
+/** One request of the revision's task methods: its checked params and who asks. */
+interface LegacyRequest {
+  params: Record<string, unknown>;
+  caller: Caller;
+  /** A task id of the params as the HTTP layer parsed it (methods.ts), so it is not parsed again. */
+  named: (taskId: string) => TaskName;
+}
+
 type Handle = (
-  params: Record<string, unknown>,
-  caller: Caller,
+  request: LegacyRequest,
   deps: LegacyDeps,
   /** The request's stream (made when asked: only tasks/result uses it). */
   stream: () => ResultStream,
 ) => Promise<object>;
 
-async function viewOf(taskId: string, caller: Caller, deps: McpDeps) {
+async function viewOf(task: TaskName, caller: Caller, deps: McpDeps) {
   const { views, catalog } = deps;
-  const view = await views.read(taskId, caller, catalog.toolOfTask(taskId)?.progress ?? {});
-  if (!view) throw taskNotFound(taskId);
+  const view = await views.read(task, caller, catalog.toolOfTask(task)?.progress ?? {});
+  if (!view) throw taskNotFound(taskIdText(task));
   return { view, tool: catalog.toolOfRun(view.tool) };
 }
 
-const get: Handle = async (params, caller, deps) => {
-  const { view, tool } = await viewOf(String(params.taskId), caller, deps);
+const get: Handle = async ({ params, caller, named }, deps) => {
+  const { view, tool } = await viewOf(named(String(params.taskId)), caller, deps);
   return legacyTask(view, tool, deps.timing);
 };
 
-const result: Handle = async (params, caller, deps, stream) => {
+const result: Handle = async ({ params, caller, named }, deps, stream) => {
   const taskId = String(params.taskId);
-  const { view, tool } = await followOnStream(await viewOf(taskId, caller, deps), caller, deps, stream());
+  const { view, tool } = await followOnStream(
+    await viewOf(named(taskId), caller, deps),
+    caller,
+    deps,
+    stream(),
+  );
   const task = detailedTask(view, tool, deps.timing);
   const failure = (message: string, data: Record<string, unknown>) =>
     new ProtocolError(INTERNAL_ERROR, message, data);
@@ -66,7 +79,7 @@ const result: Handle = async (params, caller, deps, stream) => {
   );
 };
 
-const list: Handle = async (params, caller, deps) => {
+const list: Handle = async ({ params, caller }, deps) => {
   const cursor = typeof params.cursor === 'string' ? params.cursor : undefined;
   const page = await deps.listing.all(caller, cursor, TASKS_PER_PAGE);
   // The tasks of a tool whose scopes the token lacks are left out, as tasks/get of them is refused.
@@ -77,12 +90,13 @@ const list: Handle = async (params, caller, deps) => {
   };
 };
 
-const cancel: Handle = async (params, caller, deps) => {
+const cancel: Handle = async ({ params, caller, named }, deps) => {
   const taskId = String(params.taskId);
-  const run = await deps.actions.cancel(taskId, caller);
+  const task = named(taskId);
+  const run = await deps.actions.cancel(task, caller);
   if (!run) throw taskNotFound(taskId);
   await deps.waits.forResult(run, CANCEL_SETTLE_MS);
-  const { view, tool } = await viewOf(taskId, caller, deps);
+  const { view, tool } = await viewOf(task, caller, deps);
   return legacyTask(view, tool, deps.timing);
 };
 
@@ -97,7 +111,7 @@ const HANDLERS: Record<string, [z.ZodType<Record<string, unknown>>, Handle]> = {
 /** Serves the revision's task methods on a server made for a 2025-era request. */
 export function serveLegacyTasks(
   server: Server,
-  caller: Caller,
+  asking: Omit<LegacyRequest, 'params'>,
   deps: LegacyDeps,
   stopping: AbortSignal,
 ): void {
@@ -111,7 +125,8 @@ export function serveLegacyTasks(
       return observeTaskRequest(method, taskId, async () => {
         const parsed = schema.safeParse(raw);
         if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
-        return (await handle(parsed.data, caller, deps, () => resultStream(server, ctx, stopping))) as never;
+        const request = { ...asking, params: parsed.data };
+        return (await handle(request, deps, () => resultStream(server, ctx, stopping))) as never;
       });
     });
   }

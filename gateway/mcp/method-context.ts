@@ -74,4 +74,6 @@ export interface ToolsCallRequest {
   takesTasks: boolean;
   /** A 2025-11-25 request: its task is the revision's own (SEP-1686). */
   legacyTasks?: boolean;
+  /** A task id of the arguments as the HTTP layer parsed it. */
+  named: (taskId: string) => TaskName;
 }

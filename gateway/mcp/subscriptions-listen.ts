@@ -2,6 +2,7 @@ import type { Caller } from '../shared/caller.ts';
 import { countOpen, taskSubscriptions } from '../shared/metrics.ts';
 import { META } from '../shared/protocol.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
+import type { TaskName } from '../temporal/task-ids.ts';
 import { invalidParams, principalSubscriptionLimit, slowSubscriber, subscriptionLimit } from './errors.ts';
 import type { SubscriptionLimits } from './method-context.ts';
 import type { DetailedTask } from './task-shapes.ts';
@@ -114,7 +115,12 @@ export class TaskSubscriptions {
    * Opens the stream for a request that declared the Tasks extension (handler.ts checks it); the
    * Response is returned once the acknowledgement is queued.
    */
-  async serve(request: ListenRequest, caller: Caller, callerLeft: AbortSignal): Promise<Response> {
+  async serve(
+    request: ListenRequest,
+    caller: Caller,
+    callerLeft: AbortSignal,
+    named: (taskId: string) => TaskName,
+  ): Promise<Response> {
     const { id } = request;
     const limits = this.deps.listen;
     const requested = [...new Set(request.params.notifications.taskIds)];
@@ -130,7 +136,7 @@ export class TaskSubscriptions {
     const release = this.reserve(caller.principal);
     try {
       // The caller's own, existing tasks only: a foreign or unknown id is left out, the same way.
-      const views = await Promise.all(requested.map((taskId) => this.watches.view(taskId, caller)));
+      const views = await Promise.all(requested.map((taskId) => this.watches.view(named(taskId), caller)));
       const honoured = views.filter((view): view is ExecutionView => view !== undefined);
       return this.stream({ id, views: honoured, caller, callerLeft, release });
     } catch (err) {

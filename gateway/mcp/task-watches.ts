@@ -9,6 +9,7 @@ import { recordPush, tracing } from '../shared/tracing.ts';
 import type { RunParts } from '../temporal/backend.ts';
 import type { RunChange, RunHistoryFeed } from '../temporal/run-changes.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
+import type { TaskName } from '../temporal/task-ids.ts';
 import type { Catalog } from './catalog.ts';
 import type { TaskTiming } from './poll-pacing.ts';
 import { type DetailedTask, detailedTask } from './task-shapes.ts';
@@ -69,9 +70,9 @@ export class TaskWatches {
   constructor(private readonly deps: TaskWatchesDeps) {}
 
   /** The caller's task as it is now (with its progress, unless `withProgress` is false). */
-  view(taskId: string, caller: Caller, withProgress = true): Promise<ExecutionView | undefined> {
-    const source = withProgress ? (this.deps.catalog.toolOfTask(taskId)?.progress ?? {}) : {};
-    return this.deps.views.read(taskId, caller, source);
+  view(task: TaskName, caller: Caller, withProgress = true): Promise<ExecutionView | undefined> {
+    const source = withProgress ? (this.deps.catalog.toolOfTask(task)?.progress ?? {}) : {};
+    return this.deps.views.read(task, caller, source);
   }
 
   task(view: ExecutionView): DetailedTask {
@@ -186,7 +187,7 @@ export class TaskWatches {
         }
         let view: ExecutionView | undefined;
         try {
-          view = await this.view(first.workflowId, caller);
+          view = await this.view(first.task ?? first.workflowId, caller);
         } catch {
           // Temporal did not answer: look again after a pause (the change may be the last for long).
           await pause(retryMs, signal);

@@ -17,11 +17,11 @@ export async function tasksGet({ taskId, task, caller, deps }: TaskRequest): Pro
   return getTaskResult(view, catalog.toolOfRun(view.tool), timing);
 }
 
-export async function tasksUpdate({ taskId, params, ctx, caller, deps }: TaskRequest) {
+export async function tasksUpdate({ taskId, task, params, ctx, caller, deps }: TaskRequest) {
   // The SDK lifts inputResponses out of the params (it shares the multi-round-trip field name).
   const parsed = inputResponsesSchema.safeParse(ctx.mcpReq.inputResponses ?? params.inputResponses);
   if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error)}`);
-  const tool = deps.catalog.toolOfTask(taskId);
+  const tool = deps.catalog.toolOfTask(task);
   if (!tool) throw taskNotFound(taskId);
   if (!tool.inputSignal) throw invalidParams(`Tasks of ${tool.name} take no input`);
   const input = {
@@ -29,11 +29,11 @@ export async function tasksUpdate({ taskId, params, ctx, caller, deps }: TaskReq
     responses: boundedResponses(parsed.data),
     ...tool.progress,
   };
-  if (!(await deps.actions.sendInput(taskId, caller, input))) throw taskNotFound(taskId);
+  if (!(await deps.actions.sendInput(task, caller, input))) throw taskNotFound(taskId);
   return emptyAck();
 }
 
-export async function tasksCancel({ taskId, caller, deps }: TaskRequest) {
-  if (!(await deps.actions.cancel(taskId, caller))) throw taskNotFound(taskId);
+export async function tasksCancel({ taskId, task, caller, deps }: TaskRequest) {
+  if (!(await deps.actions.cancel(task, caller))) throw taskNotFound(taskId);
   return emptyAck();
 }

@@ -9,6 +9,7 @@ import type { RequestOrigin } from '../shared/caller.ts';
 import { META } from '../shared/protocol.ts';
 import { withoutSecrets } from '../shared/secret-arguments.ts';
 import type { ExecutionView, RunRef } from '../temporal/run-state.ts';
+import { type TaskName, taskIdText } from '../temporal/task-ids.ts';
 import { holdingWait, waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { startDescription } from './descriptions.ts';
@@ -23,7 +24,7 @@ import type { ToolAnswer, ToolCall, ToolDefinition, ToolDeps } from './tool-defi
 
 /** Serves one tools/call with the tools the catalog makes (by name). */
 export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call: ToolsCallRequest) {
-  const { server, request, ctx, caller, era, rounds, takesTasks, legacyTasks } = call;
+  const { server, request, ctx, caller, era, rounds, takesTasks, legacyTasks, named } = call;
   const { name, arguments: raw } = request.params;
   const tool = tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`);
@@ -41,7 +42,7 @@ export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call:
     throw invalidParams(`Invalid arguments for tool ${name}: ${(err as Error).message}`);
   }
   const answer = await tool.handler(args, {
-    ...{ server, ctx, caller, takesTasks, origin: requestOrigin(server, ctx) },
+    ...{ server, ctx, caller, takesTasks, named, origin: requestOrigin(server, ctx) },
     ...(legacyTasks ? { legacyTasks } : {}),
     ...(rounds ? { rounds } : {}),
   });
@@ -98,7 +99,7 @@ export function requestOrigin(
  * answers it brought; `answered`: the keys a retry answered.
  */
 interface CallRun {
-  workflowId: string;
+  task: TaskName;
   /** The run in Temporal. */
   run: RunRef;
   createdAt?: Date;
@@ -136,21 +137,26 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
     ? await resumeRound(tool, deps, { caller, rounds })
     : await begin(tool, deps, args, { ...call, caller: { ...caller, origin: call.origin } });
   const outcome = await waitForRun(tool, deps, call, {
-    workflowId: run.workflowId,
+    task: run.task,
     run: run.run,
     reportsProgress: true,
     ...(run.carried ? { carried: run.carried } : {}),
     ...(run.answered ? { answered: run.answered } : {}),
   });
   if (outcome.kind === 'closed') {
-    const closed = { workflowId: run.workflowId, run: run.run, state: outcome.state };
+    const closed = { workflowId: taskIdText(run.task), run: run.run, state: outcome.state };
     // A 2025-11-25 task request gets its task whatever: its client follows the task to the result.
     if (call.legacyTasks && call.takesTasks) return stillRunning(tool, deps, call, { args, run, closed });
     return startPollAnswer(closed, tool, deps.timing);
   }
   if (outcome.kind === 'input' && rounds) {
     const keys = Object.keys(outcome.requests);
-    const state = await rounds.mint({ workflowId: run.workflowId, tool: tool.name, round: run.round, keys });
+    const state = await rounds.mint({
+      workflowId: taskIdText(run.task),
+      tool: tool.name,
+      round: run.round,
+      keys,
+    });
     return inputRequiredAnswer(outcome.requests, state);
   }
   return stillRunning(tool, deps, call, { args, run });
@@ -179,7 +185,7 @@ async function begin(
     caller,
   );
   return {
-    workflowId: started.workflowId,
+    task: started.task,
     run: started.run,
     ...(started.createdAt ? { createdAt: started.createdAt } : {}),
     round: 1,
@@ -202,13 +208,13 @@ async function stillRunning(
     closed,
   }: { args: Record<string, unknown>; run: CallRun; closed?: Pick<ExecutionView, 'state'> },
 ): Promise<ToolAnswer> {
-  const { workflowId, createdAt } = run;
+  const { task, createdAt } = run;
   const takesTasks = call.takesTasks && tool.taskSupport !== 'forbidden';
   const taskAnswer = call.legacyTasks ? legacyCreateTaskResult : createTaskResult;
   const at = createdAt ?? new Date();
   const handle: ExecutionView = {
     ...{
-      workflowId,
+      workflowId: taskIdText(task),
       run: run.run,
       tool: tool.name,
       createdAt: at,
@@ -221,9 +227,8 @@ async function stillRunning(
   if (takesTasks && (createdAt || closed)) return taskAnswer(handle, tool, deps.timing);
   // A describe Temporal does not answer still answers the run's handle: it was started.
   const now =
-    (await deps.views
-      .read(workflowId, call.caller, takesTasks ? {} : tool.progress)
-      .catch(() => undefined)) ?? handle;
+    (await deps.views.read(task, call.caller, takesTasks ? {} : tool.progress).catch(() => undefined)) ??
+    handle;
   // It may have closed between the end of the budget and the describe: answer inline then.
   if (now.state.status !== 'running') return startPollAnswer(now, tool, deps.timing);
   return takesTasks ? taskAnswer(now, tool, deps.timing) : startPollAnswer(now, tool, deps.timing);

@@ -7,6 +7,7 @@ import type { TemporalCalls } from './client.ts';
 import { isClosedMeanwhile } from './errors.ts';
 import { RunHistoryFeed, untilSignalTaken } from './run-changes.ts';
 import { isRunning, type RunRef } from './run-state.ts';
+import type { TaskName } from './task-ids.ts';
 import type { ProgressSource, RunViews } from './view.ts';
 
 /**
@@ -28,9 +29,9 @@ export class RunActions {
    * Requests cancellation; the run, or undefined when there is no such run for this caller (of the
    * tool with `idPrefix`, when given). No-op once closed.
    */
-  async cancel(workflowId: string, caller: Caller, idPrefix?: string): Promise<RunRef | undefined> {
-    if (!this.views.owns(workflowId, caller, idPrefix)) return undefined;
-    const found = await this.views.owned(workflowId, caller);
+  async cancel(task: TaskName, caller: Caller, idPrefix?: string): Promise<RunRef | undefined> {
+    if (!this.views.owns(task, caller, idPrefix)) return undefined;
+    const found = await this.views.owned(task, caller);
     if (!found) return undefined;
     if (!isRunning(found.description)) return found.run;
     try {
@@ -45,10 +46,10 @@ export class RunActions {
    * Sends input responses on the tool's input signal and waits (at most the call deadline) until
    * the run has taken them; the run, or undefined when there is no such run for this caller.
    */
-  async sendInput(workflowId: string, caller: Caller, input: InputDelivery): Promise<RunRef | undefined> {
-    if (!this.views.owns(workflowId, caller)) return undefined;
-    const asked = this.views.queryWithDescribe(workflowId, caller, input);
-    const found = await this.views.owned(workflowId, caller);
+  async sendInput(task: TaskName, caller: Caller, input: InputDelivery): Promise<RunRef | undefined> {
+    if (!this.views.owns(task, caller)) return undefined;
+    const asked = this.views.queryWithDescribe(task, caller, input);
+    const found = await this.views.owned(task, caller);
     if (!found) return undefined;
     if (!isRunning(found.description)) return found.run;
     let due = input.responses;

@@ -6,6 +6,7 @@ import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure
 import protos from '@temporalio/proto';
 import { TOOL_ERROR_TYPE, type ToolProgress } from '../../workflows/mcp-contract.ts';
 import type { RunTrace } from './run-memo.ts';
+import type { TaskRef } from './task-ids.ts';
 
 /** The progress query's answer: the contract's fields, and whatever else the workflow adds. */
 export type ProgressAnswer = ToolProgress & Record<string, unknown>;
@@ -59,6 +60,8 @@ export interface ExecutionView {
   state: ExecutionState;
   /** The start's trace context, when it was traced. */
   trace?: RunTrace;
+  /** The task id as the request's edge parsed it (RunViews.read keeps it): a later read of the run takes it. */
+  task?: TaskRef;
 }
 
 /** The gateway's status of a run, before any detail (its result, progress or failure). */

@@ -38,8 +38,10 @@ import {
   keyedSlotStart,
   keyedTaskId,
   newTaskId,
+  parseTaskId,
   runTaskId,
   slotTaskId,
+  type TaskRef,
 } from './task-ids.ts';
 import type { RunViews } from './view.ts';
 
@@ -75,13 +77,19 @@ export interface StartRequest {
 /** How long a start Temporal did not confirm is looked for before the answer names its id. */
 const UNCONFIRMED_LOOK_MS = 1_000;
 
-export interface StartedRun {
+/** A start's run as the steps of a start make it: its task id as text. */
+interface Started {
   /** The task id. */
   workflowId: string;
   /** The run in Temporal. */
   run: RunRef;
   /** When this call created the run; absent when a keyed start answered a run already there. */
   createdAt?: Date;
+}
+
+/** A started run as the caller receives it: its task id parsed once, here, where it was made. */
+export interface StartedRun extends Omit<Started, 'workflowId'> {
+  task: TaskRef;
 }
 
 export interface StartDeps {
@@ -138,11 +146,13 @@ export class RunStarts {
     } catch (err) {
       return Promise.reject(err);
     }
-    return calls.sharingDeadline(calls.options.callTimeoutMs, () =>
-      request.idempotencyKey === undefined
-        ? this.startNew(request, caller)
-        : this.keyed(request, caller, request.idempotencyKey),
-    );
+    return calls
+      .sharingDeadline(calls.options.callTimeoutMs, () =>
+        request.idempotencyKey === undefined
+          ? this.startNew(request, caller)
+          : this.keyed(request, caller, request.idempotencyKey),
+      )
+      .then(({ workflowId, ...started }) => ({ ...started, task: madeTask(workflowId) }));
   }
 
   /**
@@ -150,7 +160,7 @@ export class RunStarts {
    * task key. A keyed one (`key`) has the key's task key and starts in each slot with the key's
    * request id for that slot (keyedSlotStart).
    */
-  private async startNew(request: StartRequest, caller: Caller, key?: KeyedRun): Promise<StartedRun> {
+  private async startNew(request: StartRequest, caller: Caller, key?: KeyedRun): Promise<Started> {
     const { serverSecret, slots } = this.deps;
     const { principal } = caller;
     const kept = key?.kept ?? this.keptArguments(request);
@@ -187,7 +197,7 @@ export class RunStarts {
    * there; otherwise the caller is told its id, never only "try again" (a retry without an
    * idempotency key would start a second run), which a poll finds once Temporal answers.
    */
-  private async confirmed(start: RunToStart): Promise<StartedRun> {
+  private async confirmed(start: RunToStart): Promise<Started> {
     try {
       return await this.startRun(start);
     } catch (err) {
@@ -216,7 +226,7 @@ export class RunStarts {
    * run already there (running or closed, no cap applies to answering it), and the same key with
    * other arguments is refused.
    */
-  private async keyed(request: StartRequest, caller: Caller, key: string): Promise<StartedRun> {
+  private async keyed(request: StartRequest, caller: Caller, key: string): Promise<Started> {
     const { serverSecret, slots } = this.deps;
     const keyId = keyedTaskId(serverSecret, caller.principal, request.tool, key);
     const kept = this.keptArguments(request);
@@ -240,7 +250,7 @@ export class RunStarts {
    * Starts the run under `workflowId`. Temporal's refusal of what it was given is not "not found"
    * but a start refused.
    */
-  private async startRun(run: RunToStart, conflictPolicy?: 'USE_EXISTING'): Promise<StartedRun> {
+  private async startRun(run: RunToStart, conflictPolicy?: 'USE_EXISTING'): Promise<Started> {
     const { request, caller, taskKey, workflowId, slot, kept, requestId } = run;
     const { tool } = request;
     const createdAt = new Date();
@@ -321,4 +331,11 @@ function idPolicies(slotted: boolean, conflictPolicy?: 'USE_EXISTING') {
   if (conflictPolicy)
     return { workflowIdConflictPolicy: conflictPolicy, workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const;
   return {};
+}
+
+/** A task id a start made, parsed: the one place its text becomes the value the call goes on with. */
+function madeTask(taskId: string): TaskRef {
+  const task = parseTaskId(taskId);
+  if (!task) throw new Error('a task id this gateway made does not parse');
+  return task;
 }

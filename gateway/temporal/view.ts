@@ -91,6 +91,7 @@ export class RunViews {
       arguments: memo.arguments ?? {},
       state,
       ...(memo.trace ? { trace: memo.trace } : {}),
+      ...(typeof task === 'string' ? {} : { task }),
     };
   }
 
@@ -100,18 +101,18 @@ export class RunViews {
    * wait goes on either way).
    */
   async progressOf(
-    workflowId: string,
+    task: TaskName,
     caller: Caller,
     source: ProgressSource,
   ): Promise<ProgressAnswer | undefined> {
-    if (!this.owns(workflowId, caller)) return undefined;
+    if (!this.owns(task, caller)) return undefined;
     let answer: QueryAnswer | undefined;
     if (source.published) {
-      const found = await this.owned(workflowId, caller);
+      const found = await this.owned(task, caller);
       if (!found || !isRunning(found.description)) return undefined;
       answer = await this.progressNow(found, source);
     } else if (source.progressQuery) {
-      answer = await this.query(this.currentRun(workflowId, caller), source.progressQuery);
+      answer = await this.query(this.currentRun(task, caller), source.progressQuery);
     }
     return answer && 'progress' in answer ? answer.progress : undefined;
   }
