@@ -2,6 +2,7 @@
 // start is refused at once (start_rate_limit, naming the setting, nothing started) and one a moment
 // later is served; past MCP_MAX_WAITS_PER_PRINCIPAL a call that would wait is refused at once
 // (wait_limit, naming the setting, nothing started) while another principal's call waits as before.
+// Two replicas sharing the bounds (MCP_GATEWAY_REPLICAS) admit them between them, not each.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -13,6 +14,7 @@ const TOKENS = {
   carol: 'carol-token-0123456789abcdef',
   dave: 'dave-token-0123456789abcdef01',
   erin: 'erin-token-0123456789abcdef01',
+  frank: 'frank-token-0123456789abcdef0',
 } as const;
 const taskQueue = `nobody-limits-${process.pid}`;
 let temporal: TestTemporal;
@@ -105,5 +107,41 @@ test('past MCP_MAX_WAITS_PER_PRINCIPAL a call that would wait is refused at once
     assert.equal(runs.count, 3, 'the refused call started nothing');
   } finally {
     await gateway.close();
+  }
+});
+
+test('two replicas with MCP_GATEWAY_REPLICAS=2 admit the bounds between them: starts and waits, whichever replica is asked', async () => {
+  // No worker polls the queue: every call that waits holds its wait for its whole budget.
+  const env = { MCP_GATEWAY_REPLICAS: '2', MCP_MAX_STARTS_PER_SECOND: '4', MCP_MAX_WAITS_PER_PRINCIPAL: '4' };
+  const replicas = await Promise.all([gatewayWith(env, 0), gatewayWith(env, 0)]);
+  const waiting = await Promise.all([gatewayWith(env, 5_000), gatewayWith(env, 5_000)]);
+  try {
+    // Four starts a second of carol's, asked of both replicas at once, four each: four start in all.
+    const answers = await Promise.all(
+      replicas.flatMap((gateway) => [0, 1, 2, 3].map((i) => start(gateway, 'carol', i))),
+    );
+    const started = answers.filter((answer) => answer.result?.taskId);
+    assert.equal(started.length, 4, JSON.stringify(answers));
+    for (const refusal of answers.filter((answer) => answer.error)) {
+      assert.equal(data(refusal)?.reason, 'start_rate_limit');
+      assert.equal(data(refusal)?.replicas, 2);
+      assert.match(refusal.error?.message ?? '', /at most 4 runs a second .*MCP_GATEWAY_REPLICAS/);
+    }
+    // Four waits of frank's: two on each replica wait; a fifth, on either, is refused at once.
+    const held = waiting.flatMap((gateway, g) => [0, 1].map((i) => start(gateway, 'frank', 10 * g + i)));
+    await eventually(
+      async () =>
+        (await temporal.client.workflow.count('McpPrincipal = "frank"')).count === 4 ? true : undefined,
+      10_000,
+      "frank's four runs",
+    );
+    for (const gateway of waiting) {
+      const refusal = await start(gateway, 'frank', 99);
+      assert.equal(data(refusal)?.reason, 'wait_limit', JSON.stringify(refusal));
+      assert.equal(data(refusal)?.limit, 4);
+    }
+    for (const answer of await Promise.all(held)) assert.equal(answer.result?.resultType, 'task');
+  } finally {
+    await Promise.all([...replicas, ...waiting].map((gateway) => gateway.close()));
   }
 });

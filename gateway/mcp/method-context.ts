@@ -24,8 +24,10 @@ export interface SubscriptionLimits {
   maxTasksPerStream: number;
   /** Task streams open at once on this gateway. */
   maxStreams: number;
-  /** Task streams one principal may hold open at once on this gateway. */
+  /** Task streams one principal may hold open at once, of all replicas together (each admits its share). */
   maxStreamsPerPrincipal: number;
+  /** The gateway replicas sharing the per-principal bound (MCP_GATEWAY_REPLICAS). */
+  replicas: number;
   /** Comment frames that keep idle proxies from closing the stream. */
   keepAliveMs: number;
 }

@@ -1,6 +1,7 @@
 import type { Caller } from '../shared/caller.ts';
 import { countOpen, taskSubscriptions } from '../shared/metrics.ts';
 import { META } from '../shared/protocol.ts';
+import { replicaShare } from '../temporal/principal-limits.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { TaskName } from '../temporal/task-ids.ts';
 import { invalidParams, principalSubscriptionLimit, slowSubscriber, subscriptionLimit } from './errors.ts';
@@ -169,8 +170,8 @@ export class TaskSubscriptions {
     const limits = this.deps.listen;
     if (this.open >= limits.maxStreams) throw subscriptionLimit(limits.maxStreams);
     const held = this.openBy.get(principal) ?? 0;
-    if (held >= limits.maxStreamsPerPrincipal)
-      throw principalSubscriptionLimit(limits.maxStreamsPerPrincipal);
+    if (held >= Math.floor(replicaShare(limits.maxStreamsPerPrincipal, limits.replicas)))
+      throw principalSubscriptionLimit(limits.maxStreamsPerPrincipal, limits.replicas);
     this.open++;
     this.openBy.set(principal, held + 1);
     let released = false;

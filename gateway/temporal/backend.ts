@@ -25,10 +25,12 @@ export interface BackendOptions extends CallOptions {
   stuckRunGraceMs?: number;
   /** Told each run the gateway ended (or failed to end) that way: a line for the log. */
   onStuckRun?: (run: { workflowId: string; runId: string }, message: string) => void;
-  /** Starts per second one principal may make on this replica; 0 or absent: no bound. */
+  /** Starts per second one principal may make, of all replicas together; 0 or absent: no bound. */
   maxStartsPerSecond?: number;
-  /** Waits one principal may hold at once on this replica; 0 or absent: no bound. */
+  /** Waits one principal may hold at once, of all replicas together; 0 or absent: no bound. */
   maxWaitsPerPrincipal?: number;
+  /** The gateway replicas sharing those bounds, each admitting its share (absent: 1). */
+  replicas?: number;
   /** Fairness weights per principal (fairness.ts). */
   fairnessWeights?: FairnessWeights;
 }
@@ -77,7 +79,10 @@ export class TemporalBackend implements RunParts {
     if (slots) this.slots = slots;
     this.views = new RunViews(this.calls, options.serverSecret, stuckRuns);
     this.optionalAttributes = new OptionalAttributes(this.calls);
-    this.waits = new RunWaits(this.calls, new WaitCounts(options.maxWaitsPerPrincipal ?? 0));
+    this.waits = new RunWaits(
+      this.calls,
+      new WaitCounts(options.maxWaitsPerPrincipal ?? 0, options.replicas),
+    );
     this.starts = new RunStarts({
       calls: this.calls,
       views: this.views,
@@ -85,7 +90,7 @@ export class TemporalBackend implements RunParts {
       secretArgumentKey: this.derivedKey('secret-argument'),
       optionalAttributes: this.optionalAttributes,
       ...(slots ? { slots } : {}),
-      rate: new StartRate(options.maxStartsPerSecond ?? 0),
+      rate: new StartRate(options.maxStartsPerSecond ?? 0, options.replicas),
       ...(options.fairnessWeights ? { fairnessWeights: options.fairnessWeights } : {}),
     });
     this.actions = new RunActions(this.calls, this.views);

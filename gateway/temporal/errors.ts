@@ -71,20 +71,26 @@ export class RunningTaskLimitError extends Error {
   }
 }
 
-/** A start refused before anything was sent: the principal's starts per second are spent. */
+/** A start refused before anything was sent: the principal's starts per second (its share here) are spent. */
 export class StartRateLimitError extends Error {
   constructor(
     readonly perSecond: number,
     readonly retryAfterMs: number,
+    /** The gateway replicas sharing the bound (MCP_GATEWAY_REPLICAS). */
+    readonly replicas = 1,
   ) {
     super(`more than ${perSecond} starts a second by one principal`);
     this.name = 'StartRateLimitError';
   }
 }
 
-/** A call that would wait refused before anything was done: the principal holds `limit` waits already. */
+/** A call that would wait refused before anything was done: the principal holds its share of `limit` waits here. */
 export class WaitLimitError extends Error {
-  constructor(readonly limit: number) {
+  constructor(
+    readonly limit: number,
+    /** The gateway replicas sharing the bound (MCP_GATEWAY_REPLICAS). */
+    readonly replicas = 1,
+  ) {
     super(`more than ${limit} waits at once by one principal`);
     this.name = 'WaitLimitError';
   }

@@ -885,6 +885,9 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
     assert.equal(ports.length, 1);
     assert.equal(ports[0]?.containerPort, Number(bind));
     assert.deepEqual(Object.keys(proxy.depends_on ?? {}).sort(), ['cluster-gateway-1', 'cluster-gateway-2']);
+    // Each gateway admits its share of a principal's bounds: the shares are those of the proxy's gateways.
+    for (const name of ['cluster-gateway-1', 'cluster-gateway-2'])
+      assert.equal(inCluster(name).environment?.MCP_GATEWAY_REPLICAS, String(servers.length));
   });
 
   test('published ports: none shared with the default stack; Temporal and its UI on the host loopback only', async () => {

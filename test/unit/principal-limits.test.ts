@@ -1,12 +1,12 @@
 // The per-principal bounds and the fairness key, without Temporal: a second's worth of starts, then
-// the rate, with the wait until the next one; waits held and released; a long principal's key hashed;
-// the line a server without fairness is told with.
+// the rate, with the wait until the next one; waits held and released; each replica's share of both;
+// a long principal's key hashed; the line a server without fairness is told with.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { StartRateLimitError, WaitLimitError } from '../../gateway/temporal/errors.ts';
 import { fairnessNoteFor, runPriority } from '../../gateway/temporal/fairness.ts';
-import { StartRate, WaitCounts } from '../../gateway/temporal/principal-limits.ts';
+import { replicaShare, StartRate, WaitCounts } from '../../gateway/temporal/principal-limits.ts';
 
 test('starts per second: a burst of a second worth, then one every 1/rate s, per principal', () => {
   const rate = new StartRate(4);
@@ -34,6 +34,29 @@ test('waits per principal: refused at the bound, released once, per principal', 
   first();
   waits.reserve('alice');
   assert.throws(() => waits.reserve('alice'), WaitLimitError);
+});
+
+test('shared by replicas: each admits its share, and the refusal names the bound and the replicas', () => {
+  // 10 starts a second over 2 replicas: 5 a second here, a burst of 5.
+  const rate = new StartRate(10, 2);
+  for (let i = 0; i < 5; i++) rate.take('alice', 1_000);
+  assert.throws(
+    () => rate.take('alice', 1_000),
+    (err) =>
+      err instanceof StartRateLimitError &&
+      err.perSecond === 10 &&
+      err.replicas === 2 &&
+      err.retryAfterMs === 200,
+  );
+  // 5 waits over 2 replicas: 2 here (the shares never add up past the bound).
+  const waits = new WaitCounts(5, 2);
+  waits.reserve('alice');
+  waits.reserve('alice');
+  assert.throws(
+    () => waits.reserve('alice'),
+    (err) => err instanceof WaitLimitError && err.limit === 5 && err.replicas === 2,
+  );
+  assert.equal(replicaShare(0, 3), 0);
 });
 
 test('the fairness key is the principal, hashed past 64 bytes; weight and priority when given', () => {
