@@ -87,9 +87,10 @@ export function noisySection(r: NoisyResult): string {
   return [
     NOISY_HEADING,
     '',
-    `A dev server of its own per side (\`matching.enableFairness=true\` or not), one mining worker (8`,
-    `activity slots) and a gateway. Bob's short call (difficulty ${SHORT_CALL.difficulty}, ${SHORT_CALL.blocks} block) is timed from its`,
-    '`tools/call` to its result: alone, one at a time, then while alice floods: her',
+    `A dev server of its own per side (\`matching.enableFairness=true\` or not; new tasks on one partition`,
+    `of the queue either way), one mining worker (8 activity slots) and a gateway. Bob's short call`,
+    `(difficulty ${SHORT_CALL.difficulty}, ${SHORT_CALL.blocks} block) is timed from its \`tools/call\` to its result: alone, one at a time,`,
+    'then while alice floods: her',
     `${f.calls} calls (difficulty ${f.difficulty}, ${f.blocks} blocks each; one block of each run at a time, so the queue`,
     `holds a block of every run not being mined), bob's ${calls} calls one at a time. A call not done`,
     `within ${capMs / 1000} s counts as ${capMs / 1000} s; after two such calls in a row the side's other calls`,

@@ -14,17 +14,15 @@ export const SEARCH_ATTRIBUTES = {
   McpTaskId: 'Keyword',
 } as const;
 
+/** Task-queue fairness between fairness keys (Temporal 1.29+). */
+const FAIRNESS_ARGS = ['--dynamic-config-value', 'matching.enableFairness=true'];
+
 /**
- * What the dev server needs to share a task queue fairly between fairness keys (Temporal 1.29+).
- * Matching is fair within one partition of a queue: new tasks go to one (reads keep the default, so
- * tasks a store already holds in others are still served, and polls there are forwarded to it).
+ * New tasks go to one partition of a queue, fairness on or off: matching is fair (or first come,
+ * first served) within a partition. Reads keep the default, so tasks a store already holds in
+ * others are still served, and polls there are forwarded to it.
  */
-const FAIRNESS_ARGS = [
-  '--dynamic-config-value',
-  'matching.enableFairness=true',
-  '--dynamic-config-value',
-  'matching.numTaskqueueWritePartitions=1',
-];
+const ONE_WRITE_PARTITION = ['--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1'];
 
 export interface DevServerOptions {
   /** The Temporal CLI binary (default: the one requireTemporalCli finds). */
@@ -91,6 +89,7 @@ export class DevServer {
       if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
     }
     if (options.fairness !== false) args.push(...FAIRNESS_ARGS);
+    args.push(...ONE_WRITE_PARTITION);
     for (const [name, type] of Object.entries(options.searchAttributes ?? SEARCH_ATTRIBUTES))
       args.push('--search-attribute', `${name}=${type}`);
     const child = spawn(options.cli ?? requireTemporalCli(), args, {

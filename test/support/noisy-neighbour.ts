@@ -120,7 +120,7 @@ async function whereIsRun(handle: ReturnType<typeof taskHandle>): Promise<string
 }
 
 /** The calibration call: blocks enough to time the miner on any core, fast or plain. */
-const CALIBRATION = { difficulty: 20, blocks: 2 } as const;
+const CALIBRATION = { difficulty: 21, blocks: 2 } as const;
 
 /**
  * The difficulty at which one of alice's blocks, mined alone, takes about `blockMs` on this machine:
