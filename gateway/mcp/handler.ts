@@ -14,7 +14,7 @@ import {
 import * as z from 'zod/v4';
 import type { Caller } from '../shared/caller.ts';
 import { type Envelope, META, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
-import type { TaskName, TaskRef } from '../temporal/task-ids.ts';
+import type { ParsedTaskIds, TaskRef } from '../temporal/task-ids.ts';
 import { SHUTDOWN } from '../temporal/wait.ts';
 import { parseArtifactUri } from './artifacts.ts';
 import {
@@ -77,9 +77,9 @@ const TASK_HANDLERS: Record<string, (request: TaskRequest) => Promise<object>> =
 };
 
 /** The task ids the HTTP layer parsed from the request (methods.ts): the value, or the text as given. */
-function namedTask(authInfo: AuthInfo | undefined, taskId: string): TaskName {
+function parsedTaskIds(authInfo: AuthInfo | undefined): ParsedTaskIds {
   const tasks = authInfo?.extra?.tasks as readonly TaskRef[] | undefined;
-  return tasks?.find((task) => task.id === taskId) ?? taskId;
+  return (taskId) => tasks?.find((task) => task.id === taskId) ?? taskId;
 }
 
 /** Whether a subscriptions/listen asks for tasks (the Tasks extension's filter), not the SDK's own events. */
@@ -187,9 +187,7 @@ export class McpHandler {
         const capabilities = listen.params._meta?.[META.clientCapabilities] as object | undefined;
         if (METHODS['subscriptions/listen']?.tasksExtension && !declaresTasksExtension(capabilities))
           throw missingTasksCapability();
-        return this.subscriptions.serve(listen, callerFrom(authInfo), callerLeft, (taskId) =>
-          namedTask(authInfo, taskId),
-        );
+        return this.subscriptions.serve(listen, callerFrom(authInfo), callerLeft, parsedTaskIds(authInfo));
       });
     } catch (err) {
       const error = toProtocolError(err);
@@ -226,7 +224,7 @@ export class McpHandler {
    */
   private create(authInfo: AuthInfo | undefined, era: Era): Server {
     const caller = callerFrom(authInfo);
-    const named = (taskId: string) => namedTask(authInfo, taskId);
+    const named = parsedTaskIds(authInfo);
     const tasks =
       era === 'modern'
         ? { extensions: { [TASKS_EXTENSION]: {} } }
@@ -295,7 +293,14 @@ export class McpHandler {
         if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
         const { taskId } = parsed.data;
         const caller = callerFrom(authInfo);
-        const request = { taskId, task: namedTask(authInfo, taskId), params, ctx, caller, deps: this.deps };
+        const request = {
+          taskId,
+          task: parsedTaskIds(authInfo)(taskId),
+          params,
+          ctx,
+          caller,
+          deps: this.deps,
+        };
         return (await handle(request)) as never;
       }),
     );

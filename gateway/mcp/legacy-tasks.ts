@@ -6,7 +6,7 @@
 import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { Caller } from '../shared/caller.ts';
-import { type TaskName, taskIdText } from '../temporal/task-ids.ts';
+import { type ParsedTaskIds, type TaskName, taskIdText } from '../temporal/task-ids.ts';
 import { INTERNAL_ERROR, invalidParams, taskNotFound } from './errors.ts';
 import { legacyTask, legacyTaskOutcome, listedTask, RELATED_TASK } from './legacy-task-shapes.ts';
 import { followOnStream, type ResultStream, resultStream } from './legacy-task-stream.ts';
@@ -33,7 +33,7 @@ interface LegacyRequest {
   params: Record<string, unknown>;
   caller: Caller;
   /** A task id of the params as the HTTP layer parsed it (methods.ts), so it is not parsed again. */
-  named: (taskId: string) => TaskName;
+  named: ParsedTaskIds;
 }
 
 type Handle = (

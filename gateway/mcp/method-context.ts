@@ -4,7 +4,7 @@ import type { CallToolRequest, Server, ServerContext } from '@modelcontextprotoc
 import type { ArtifactStore } from '../../common/artifact-store.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { RunParts } from '../temporal/backend.ts';
-import type { TaskName } from '../temporal/task-ids.ts';
+import type { ParsedTaskIds, TaskName } from '../temporal/task-ids.ts';
 import type { Catalog } from './catalog.ts';
 import type { InputRounds } from './input-rounds.ts';
 import type { TaskTiming } from './poll-pacing.ts';
@@ -77,5 +77,5 @@ export interface ToolsCallRequest {
   /** A 2025-11-25 request: its task is the revision's own (SEP-1686). */
   legacyTasks?: boolean;
   /** A task id of the arguments as the HTTP layer parsed it. */
-  named: (taskId: string) => TaskName;
+  named: ParsedTaskIds;
 }

@@ -3,7 +3,7 @@ import { countOpen, taskSubscriptions } from '../shared/metrics.ts';
 import { META } from '../shared/protocol.ts';
 import { replicaShare } from '../temporal/principal-limits.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
-import type { TaskName } from '../temporal/task-ids.ts';
+import type { ParsedTaskIds } from '../temporal/task-ids.ts';
 import { invalidParams, principalSubscriptionLimit, slowSubscriber, subscriptionLimit } from './errors.ts';
 import type { SubscriptionLimits } from './method-context.ts';
 import type { DetailedTask } from './task-shapes.ts';
@@ -120,7 +120,7 @@ export class TaskSubscriptions {
     request: ListenRequest,
     caller: Caller,
     callerLeft: AbortSignal,
-    named: (taskId: string) => TaskName,
+    named: ParsedTaskIds,
   ): Promise<Response> {
     const { id } = request;
     const limits = this.deps.listen;

@@ -5,7 +5,7 @@ import type { CallToolResult, Server, ServerContext, ToolAnnotations } from '@mo
 import type * as z from 'zod/v4';
 import type { Caller, RequestOrigin } from '../shared/caller.ts';
 import type { RunParts } from '../temporal/backend.ts';
-import type { TaskName } from '../temporal/task-ids.ts';
+import type { ParsedTaskIds } from '../temporal/task-ids.ts';
 import type { ClientCapabilityName, TaskSupport } from './catalog.ts';
 import type { InputRequiredAnswer, InputRounds } from './input-rounds.ts';
 import type { legacyCreateTaskResult } from './legacy-task-shapes.ts';
@@ -37,7 +37,7 @@ export interface ToolCall {
   /** Which client sent the call: its wait budget, and what a run it starts names in its memo. */
   origin: RequestOrigin;
   /** A task id of the arguments (a companion's workflow_id) as the HTTP layer parsed it (methods.ts). */
-  named: (taskId: string) => TaskName;
+  named: ParsedTaskIds;
 }
 
 export interface ToolDefinition {

@@ -69,6 +69,9 @@ export interface TaskRef {
 /** A task id as given: its text, or the value it was parsed into already. */
 export type TaskName = string | TaskRef;
 
+/** A request's task ids as its edge parsed them: the value for an id it parsed, else the text. */
+export type ParsedTaskIds = (taskId: string) => TaskName;
+
 /** A well-formed task id's parts; undefined for anything else. */
 function parse(taskId: string): TaskRef | undefined {
   const at = taskId.length - encodedLength(RUN_PART_BYTES) - 1;
