@@ -5,13 +5,8 @@
 // figures. It times calls against the machine's own speed, so it runs when no other file does.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import {
-  difficultyFor,
-  flood,
-  type NoisyStack,
-  shortCall,
-  startNoisyStack,
-} from './support/noisy-neighbour.ts';
+import { difficultyFor } from './support/gateway-difficulty.ts';
+import { flood, minerSpeed, type NoisyStack, shortCall, startNoisyStack } from './support/noisy-neighbour.ts';
 
 /**
  * Alice's flood: 90 long calls, each of many blocks, against the worker's 8 activity slots. Each run
@@ -52,7 +47,7 @@ async function side(fairness: boolean) {
     }
     const aloneMs = median(alone);
     const bound = Math.min(BOUND_MS, RATIO * aloneMs);
-    const difficulty = await difficultyFor(stack, FLOOD.blockMs);
+    const difficulty = difficultyFor(await minerSpeed(stack), FLOOD.blockMs / 1000);
     const flooded = performance.now();
     await flood(stack, { ...FLOOD, difficulty });
     const floodMs = Math.round(performance.now() - flooded);

@@ -9,6 +9,7 @@ import protos from '@temporalio/proto';
 import { pollUntil } from '../../common/poll.ts';
 import { DevServer } from '../../launcher/dev-server.ts';
 import type { ChainResult } from '../../workflows/mining/types.ts';
+import { type MinerSpeed, measuredSpeed } from './gateway-difficulty.ts';
 import { startGateway, type TestGateway, taskHandle } from './gateway-server.ts';
 import { rpc, TASKS_CLIENT } from './mcp-http.ts';
 import { startWorker, type WorkerProcess } from './worker-process.ts';
@@ -126,20 +127,13 @@ async function whereIsRun(handle: ReturnType<typeof taskHandle>): Promise<string
 const CALIBRATION = { difficulty: 21, blocks: 2 } as const;
 
 /**
- * The difficulty at which one of alice's blocks, mined alone, takes about `blockMs` on this machine:
- * the miner's speed (its own count of hashes and milliseconds) differs many times between CPUs with
- * SHA extensions and without, and a block's length is what bob waits for a slot behind.
+ * The miner's speed on this stack, from one call of alice's (its own count of hashes and
+ * milliseconds): it differs many times between CPUs with SHA extensions and without, and the length
+ * of alice's blocks is what bob waits for a slot behind.
  */
-export async function difficultyFor(stack: NoisyStack, blockMs: number): Promise<number> {
+export async function minerSpeed(stack: NoisyStack): Promise<MinerSpeed> {
   const taskId = await startCall(stack, 'alice', { ...CALIBRATION, data: `alice calibrates ${Date.now()}` });
-  const chain = (await taskHandle(stack.client, 'alice', taskId).result()) as ChainResult;
-  const hashes = chain.blocks.reduce((sum, block) => sum + block.hashesTried, 0);
-  const ms = Math.max(
-    1,
-    chain.blocks.reduce((sum, block) => sum + block.ms, 0),
-  );
-  // A block at difficulty d takes 2^d hashes on average.
-  return Math.max(1, Math.round(Math.log2((hashes / ms) * blockMs)));
+  return measuredSpeed((await taskHandle(stack.client, 'alice', taskId).result()) as ChainResult);
 }
 
 /**
