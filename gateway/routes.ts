@@ -2,22 +2,23 @@
 // POST /mcp (http/mcp-route.ts) over the catalog's durable tools and the host's quick tools; with
 // `probes`, GET /healthz (the process is up), GET /readyz (Temporal answers within a bounded time,
 // 503 if not) and GET /metrics (Prometheus text, not request-logged); with OAuth the RFC 9728
-// metadata; with MCP_CODEC_SERVER the codec server. The standalone gateway (app.ts) and the package's
-// plugin (plugin.ts) both mount it. Each piece gets the settings it uses, once.
+// metadata; with MCP_CODEC_SERVER the codec server. With nobody signing in, /mcp and the codec
+// server serve loopback peers only. The standalone gateway (app.ts) and the package's plugin
+// (plugin.ts) both mount it. Each piece gets the settings it uses, once.
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { ArtifactStore } from '../common/artifact-store.ts';
 import { openArtifactStore } from '../common/artifact-store-settings.ts';
 import type { Authentication } from './http/bearer-auth.ts';
-import { codecEndpoint } from './http/codec-endpoint.ts';
+import { type CodecEndpointOptions, codecEndpoint } from './http/codec-endpoint.ts';
 import { type HostAuthenticate, hostAuth } from './http/host-auth.ts';
-import { isLoopback, loopbackHostnames } from './http/loopback.ts';
+import { isLoopback, loopbackHostnames, loopbackPeersOnly } from './http/loopback.ts';
 import { mcpRoute } from './http/mcp-route.ts';
 import { OAuthResourceServer, protectedResourceRoutes } from './http/oauth.ts';
 import { Readiness } from './http/readiness.ts';
 import { Catalog, type CatalogTool } from './mcp/catalog.ts';
 import { McpHandler } from './mcp/handler.ts';
-import { hostToolDefinitions, type QuickTool } from './mcp/host-tools.ts';
+import { hostToolDefinitions, type QuickTool, quickToolScopes } from './mcp/host-tools.ts';
 import { pacedIntervals } from './mcp/poll-pacing.ts';
 import { ReadBudget } from './mcp/read-budget.ts';
 import { Rights } from './mcp/rights.ts';
@@ -60,35 +61,46 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayRoutesOptions> = async (ap
     ? { tokens: new Map() }
     : { tokens: settings.authTokens, staticScopes: settings.staticScopes, ...(oauth ? { oauth } : {}) };
   // One rule for every caller's scopes, whoever signed it in: the gateway's tokens, OAuth or the host.
-  const rights = new Rights(catalog, settings.oauth?.requiredScopes ?? []);
+  const rights = new Rights(
+    catalog,
+    settings.oauth?.requiredScopes ?? [],
+    quickToolScopes(options.hostTools ?? []),
+  );
   if (oauth) resourceMetadata(app, oauth, rights);
-  if (settings.codec && settings.codecServer) {
-    // It decrypts every payload of the namespace: with callers that authenticate, only the named
-    // operators, never every principal with a token for /mcp.
-    const authenticates = options.authenticate !== undefined || settings.authTokens.size > 0 || oauth;
-    if (authenticates && !settings.codecServer.principals?.length) {
-      throw new Error(
-        'MCP_CODEC_SERVER=true on a gateway that authenticates needs MCP_CODEC_PRINCIPALS: the principals ' +
-          '(operators) who may decrypt payloads through /codec',
-      );
-    }
-    // Its callers sign in as /mcp's do: the host's own authentication when it brings one.
-    const signIn = options.authenticate ? hostAuth(options.authenticate) : undefined;
-    await app.register(codecEndpoint, {
-      ...settings.codecServer,
-      codec: settings.codec,
-      auth,
-      ...(signIn ? { signIn } : {}),
-    });
-  }
+  const authenticates = options.authenticate !== undefined || auth.tokens.size > 0 || oauth !== undefined;
   const artifactStore = await openArtifactStore(settings.artifacts.store);
   const parts = { backend, catalog, auth, hostTools, rights, artifactStore };
-  // The host's own authentication applies to /mcp alone: the probes stay open.
-  await app.register(async (scope) => {
-    if (options.authenticate) scope.addHook('onRequest', hostAuth(options.authenticate));
-    mcp(scope, settings, parts);
+  await app.register(async (guarded) => {
+    // Nobody signs in: /mcp and /codec serve this machine only, by the socket's peer, whatever the
+    // Host header says or where the host app listens (the standalone refuses to bind beyond loopback).
+    if (!authenticates) guarded.addHook('onRequest', loopbackPeersOnly);
+    if (settings.codec && settings.codecServer) {
+      const signIn = options.authenticate ? { signIn: hostAuth(options.authenticate) } : {};
+      const codec = { ...settings.codecServer, codec: settings.codec, auth, ...signIn };
+      await codecServer(guarded, codec, authenticates);
+    }
+    // The host's own authentication applies to /mcp alone: the probes stay open.
+    await guarded.register(async (scope) => {
+      if (options.authenticate) scope.addHook('onRequest', hostAuth(options.authenticate));
+      mcp(scope, settings, parts);
+    });
   });
 };
+
+/**
+ * The codec server: it decrypts every payload of the namespace, so with callers that authenticate
+ * only the named operators use it, never every principal with a token for /mcp; its callers sign in
+ * as /mcp's do (the host's own authentication when it brings one).
+ */
+async function codecServer(app: FastifyInstance, codec: CodecEndpointOptions, authenticates: boolean) {
+  if (authenticates && !codec.principals?.length) {
+    throw new Error(
+      'MCP_CODEC_SERVER=true on a gateway that authenticates needs MCP_CODEC_PRINCIPALS: the principals ' +
+        '(operators) who may decrypt payloads through /codec',
+    );
+  }
+  await app.register(codecEndpoint, codec);
+}
 
 /** The names the catalog serves: its tools and their companions. */
 function servedNames(catalog: Catalog): Set<string> {

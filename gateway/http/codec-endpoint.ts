@@ -6,10 +6,10 @@
 //     /mcp accepts (the Web UI sends its own login's access token with `passAccessToken`), of a
 //     principal in MCP_CODEC_PRINCIPALS (required then);
 //   - without authentication (a loopback-only gateway, `npm start`): only callers on this machine (a
-//     loopback peer, the rule /mcp follows then), and from a browser only pages of an Origin in
-//     MCP_CODEC_CORS_ORIGINS — the dev server's Web UI has no login to send, and the Origin check
-//     keeps every other web page the browser has open from using it. The Temporal CLI's
-//     `--codec-endpoint` (no Origin) works too.
+//     loopback peer: routes.ts puts /mcp and this endpoint under one rule, loopback.ts), and from a
+//     browser only pages of an Origin in MCP_CODEC_CORS_ORIGINS — the dev server's Web UI has no
+//     login to send, and the Origin check keeps every other web page the browser has open from
+//     using it. The Temporal CLI's `--codec-endpoint` (no Origin) works too.
 // CORS: an allowed Origin gets its own Access-Control-Allow-Origin (credentials allowed, for
 // `includeCredentials`); any other Origin is refused, preflight included.
 import type { Payload } from '@temporalio/common';
@@ -24,7 +24,6 @@ import {
   codecUndecryptable,
 } from '../mcp/errors.ts';
 import { type Authentication, bearerAuth } from './bearer-auth.ts';
-import { isLoopback } from './loopback.ts';
 
 export interface CodecServerSettings {
   /** The namespace whose payloads the keys are for (an X-Namespace naming another is refused). */
@@ -110,18 +109,13 @@ export const codecEndpoint: FastifyPluginAsync<CodecEndpointOptions> = async (ap
 
   // Who is calling (preflights carry no credentials and need none).
   app.addHook('onRequest', async (request, reply) => {
-    if (request.method === 'OPTIONS' || reply.sent) return;
-    if (authenticate) {
-      await authenticate(request, reply);
-      if (reply.sent) return;
-      const principal = request.identity?.principal;
-      if (options.principals && (!principal || !options.principals.includes(principal)))
-        return send(reply, 403, codecPrincipalRefused(principal ?? ''));
-      return;
-    }
-    // No authentication: callers on this machine only (a foreign Origin was refused above).
-    if (!isLoopback(request.socket.remoteAddress?.replace(/^::ffff:/, '') ?? ''))
-      return send(reply, 403, codecOriginRefused(request.headers.origin ?? '(none)'));
+    // No authentication: the caller is on this machine (routes.ts), and a foreign Origin was refused above.
+    if (request.method === 'OPTIONS' || reply.sent || !authenticate) return;
+    await authenticate(request, reply);
+    if (reply.sent) return;
+    const principal = request.identity?.principal;
+    if (options.principals && (!principal || !options.principals.includes(principal)))
+      return send(reply, 403, codecPrincipalRefused(principal ?? ''));
   });
 
   app.options('/codec/:operation', async (_request, reply) =>

@@ -165,7 +165,7 @@ async function writeResponse(
 
 /** What a refused message needed, for the refusal's description. */
 function refusedWhat({ envelope, reading }: McpMessage) {
-  const tools = reading.tools.map((tool) => tool.name).join(', ');
+  const tools = reading.tools.map((tool) => tool.name).join(', ') || reading.called;
   const method = envelope.method ?? 'the answer to an input request';
   return tools ? `${method} on ${tools}` : method;
 }

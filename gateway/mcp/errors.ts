@@ -379,6 +379,22 @@ export function insufficientScope(id: unknown, description: string, scopes: read
   });
 }
 
+/**
+ * 403 body: nobody signs in to this gateway, so it serves callers on its own machine only, and
+ * `peer` (the socket's address) is not one of them.
+ */
+export function remotePeerRefused(peer: string): ErrorBody {
+  return errorBody(
+    null,
+    FORBIDDEN,
+    `Forbidden: this gateway authenticates nobody, so it serves callers on its own machine only ` +
+      `(a loopback peer), and ${peer.slice(0, 100)} is not one. To serve other machines, configure ` +
+      'authentication: MCP_AUTH_TOKENS (or MCP_AUTH_TOKENS_FILE), MCP_OAUTH_ISSUER and ' +
+      "MCP_OAUTH_AUDIENCE, or the plugin's authenticate option",
+    { reason: 'remote_peer_unauthenticated' },
+  );
+}
+
 /** HTTP 503 body: the token could not be checked because the authorization server did not answer. */
 export function authorizationServerUnavailable(reason: string): ErrorBody {
   return errorBody(
@@ -454,12 +470,11 @@ export function codecNamespaceMismatch(asked: string, served: string): CodecErro
   );
 }
 
-/** 403: a browser Origin not in MCP_CODEC_CORS_ORIGINS (or, without authentication, a caller on another machine). */
+/** 403: a browser Origin not in MCP_CODEC_CORS_ORIGINS. */
 export function codecOriginRefused(origin: string): CodecErrorBody {
   return codecError(
     'origin_refused',
-    `Origin ${origin.slice(0, 200)} may not use this codec server (MCP_CODEC_CORS_ORIGINS; without ` +
-      'authentication, only callers on the gateway machine)',
+    `Origin ${origin.slice(0, 200)} may not use this codec server (MCP_CODEC_CORS_ORIGINS)`,
   );
 }
 

@@ -95,6 +95,8 @@ export const COMPANIONS: Readonly<Record<CompanionRole, { namesTask: boolean; po
 export interface MessageReading {
   /** The catalog tools it touches: the tool called (a companion's is the tool it serves), each named task's. */
   tools: CatalogTool[];
+  /** The tool a tools/call names, as written (a quick tool, which no catalog holds, is known by it). */
+  called?: string;
   /** The well-formed task ids it names, parsed. */
   tasks: TaskRef[];
   /** The task ids it polls. */
@@ -129,6 +131,7 @@ export function readMessage(catalog: Catalog, envelope: Envelope, body: unknown)
     tools: [...tools].filter((tool): tool is CatalogTool => tool !== undefined),
     tasks,
     polls,
+    ...(envelope.tool === undefined ? {} : { called: envelope.tool }),
     ...(ids[0] === undefined ? {} : { taskId: ids[0] }),
   };
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { principalForToken } from '../../gateway/http/bearer-auth.ts';
 import { readMcpBody } from '../../gateway/http/body.ts';
-import { isLoopback, loopbackHostnames } from '../../gateway/http/loopback.ts';
+import { isLoopback, isLoopbackPeer, loopbackHostnames } from '../../gateway/http/loopback.ts';
 import { PollRateLimiter, polledTasks, pollRateLimit } from '../../gateway/http/poll-limit.ts';
 import { Catalog, catalogTool } from '../../gateway/mcp/catalog.ts';
 import { readMessage } from '../../gateway/mcp/methods.ts';
@@ -83,6 +83,23 @@ describe('bearer tokens', () => {
     }
     assert.ok(loopbackHostnames('127.0.0.2').includes('127.0.0.2'));
     assert.ok(loopbackHostnames('::1').includes('[::1]'));
+  });
+
+  test("a loopback peer is a socket's loopback address, IPv4 ones also as a dual-stack socket names them", async () => {
+    for (const peer of ['127.0.0.1', '127.3.2.1', '::1', '::ffff:127.0.0.1', '::FFFF:127.0.0.9'])
+      assert.equal(isLoopbackPeer(peer), true, peer);
+    // 'localhost' is a name, never a socket's address; no address (a Unix socket) is no loopback peer.
+    for (const peer of [
+      '192.0.2.2',
+      '::ffff:192.0.2.2',
+      'fd00::2',
+      '::',
+      'localhost',
+      '[::1]',
+      '',
+      undefined,
+    ])
+      assert.equal(isLoopbackPeer(peer), false, String(peer));
   });
 
   test('without tokens only a loopback bind is allowed', async () => {
