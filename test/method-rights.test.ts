@@ -2,7 +2,8 @@
 // revision it is served to, every companion role and a 2025-11-25 input answer, in each way of
 // signing in — static tokens with scopes, OAuth access tokens from a real authorization server, and
 // an embedding host's own `authenticate` — sent by the task's owner, by another principal, and by
-// a caller lacking the tool's scope, over real HTTP to the plugin on a real dev server with a worker.
+// a caller lacking the tool's scope, over real HTTP to the plugin on a real dev server with a worker;
+// and a quick tool's scopes in each of those ways.
 // A method added to the table without a request here fails; a method served without a declaration
 // fails (every other method of both revisions must answer -32601).
 import assert from 'node:assert/strict';
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ClientRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { type CatalogEntry, loadGatewaySettings, temporalMcp } from '../gateway/index.ts';
+import { type CatalogEntry, loadGatewaySettings, type QuickTool, temporalMcp } from '../gateway/index.ts';
 import { inputRequestId } from '../gateway/mcp/legacy-task-input.ts';
 import { COMPANIONS, type Era, INPUT_ANSWER, METHODS } from '../gateway/mcp/methods.ts';
 import { freePort } from '../launcher/free-port.ts';
@@ -55,6 +56,19 @@ const COMPANION_NAMES: Record<keyof typeof COMPANIONS, string> = {
   list: 'list_echo_guarded',
 };
 
+/** A quick tool needing the guarded tool's scope, its runs kept: who called, holding what. */
+const quickRuns: { principal: string; scopes: readonly string[] | undefined }[] = [];
+const QUICK: QuickTool = {
+  name: 'quick_guarded',
+  description: 'Answers inline; needs echo:run.',
+  inputSchema: { type: 'object', properties: {} },
+  scopes: [SCOPE],
+  handler: (_args, { principal, scopes }) => {
+    quickRuns.push({ principal, scopes });
+    return { content: [{ type: 'text', text: 'done' }] };
+  },
+};
+
 type Who = 'owner' | 'other' | 'unscoped';
 /** One way of signing in: the headers that make each caller. */
 interface SignIn {
@@ -83,6 +97,7 @@ async function gateway(env: Record<string, string>, port: number, extra: object 
     settings,
     serverSecret: TEST_SERVER_SECRET,
     catalog: [GUARDED],
+    tools: [QUICK],
     ...extra,
   });
   await app.listen({ host: '127.0.0.1', port });
@@ -383,6 +398,31 @@ describe('rights from the method table', () => {
       }
     }
     assert.ok(checked.length > 3 * 20, `checked ${checked.length}`);
+  });
+
+  test("a quick tool's scopes, in every way of signing in: refused before its handler runs, else its handler learns them", async () => {
+    // OAuth principals are the issuer's subjects (auth.md), the others the names given.
+    const expected: Record<string, { principal: string; scopes: string[] }> = {
+      'static tokens': { principal: 'alice', scopes: [SCOPE] },
+      OAuth: { principal: `${authServer.issuer}#alice`, scopes: [REQUIRED, SCOPE] },
+      "the host's authenticate": { principal: 'alice', scopes: [SCOPE] },
+    };
+    for (const signIn of signIns) {
+      const call = { id: 1, method: 'tools/call', params: { name: QUICK.name, arguments: {} } };
+      for (const era of ['modern', 'legacy'] as const) {
+        const where = `${signIn.name}, ${era}`;
+        const runs = quickRuns.length;
+        const unscoped = await post(signIn.url, era, call, signIn.headers.unscoped);
+        assert.ok(
+          scopeRefused(unscoped),
+          `${where}, missing scope: ${unscoped.status} ${unscoped.text.slice(0, 200)}`,
+        );
+        assert.equal(quickRuns.length, runs, `${where}: the handler ran for a caller lacking its scope`);
+        const owner = await post(signIn.url, era, call, signIn.headers.owner);
+        assert.equal(owner.status, 200, `${where}, owner: ${owner.text.slice(0, 200)}`);
+        assert.deepEqual(quickRuns.slice(runs), [expected[signIn.name]], where);
+      }
+    }
   });
 
   test('a method the table does not declare is not served, in either revision', async () => {
