@@ -221,6 +221,8 @@ describe('a resources/read whose client reads nothing', () => {
       .uris;
     const [bobs] = (await completed('write_report', { bytes: 4096, seed: 4, name: 'small.bin' }, 'bob')).uris;
     assert.ok(alices && bobs);
+    // No answer can be cut sooner than the bound after its request was sent.
+    const sentAt = Date.now();
     const unread = [0, 1].map(() => rawRequest('resources/read', { uri: alices }, as('alice')));
     for (const head of await Promise.all(unread.map((client) => client.head))) {
       assert.match(head, /^HTTP\/1\.1 200 /, head);
@@ -244,8 +246,8 @@ describe('a resources/read whose client reads nothing', () => {
     const servedAt = Date.now();
     for (const reason of seen) assert.ok(['artifact_reads_busy', 'served'].includes(reason), reason);
     assert.ok(
-      servedAt - startedAt >= WRITE_TIMEOUT_MS,
-      `served ${servedAt - startedAt} ms after alice's answers began: not before they had stalled for the bound`,
+      servedAt - sentAt >= WRITE_TIMEOUT_MS,
+      `served ${servedAt - sentAt} ms after alice's requests: not before her answers had stalled for the bound`,
     );
     // One cut frees room for bob; the other answer stalled a little later and is cut in its turn.
     await eventually(
@@ -269,20 +271,20 @@ describe('a resources/read whose client reads nothing', () => {
       );
     }
     console.log(
-      `# unread answers: bob refused while alice's answers were written, served ${servedAt - startedAt} ms after they began ` +
+      `# unread answers: bob refused while alice's answers were written, served ${servedAt - sentAt} ms after her requests ` +
         `(MCP_WRITE_TIMEOUT_MS=${WRITE_TIMEOUT_MS}); alice's clients got ${received.map((r) => r.bodyBytes).join(', ')} ` +
         `of ${received[0]?.contentLength} bytes`,
     );
   });
 
   test('a client that reads slowly but steadily gets its whole answer, though it takes longer than the bound', async () => {
-    const size = 24 * MIB;
+    const size = 12 * MIB;
     const [uri] = (await completed('write_report', { bytes: size, seed: 5, name: 'slow.bin' }, 'alice')).uris;
     assert.ok(uri);
     const started = Date.now();
     const client = rawRequest('resources/read', { uri }, as('alice'));
     await client.head;
-    // About 256 KiB, then a pause: a reader far slower than the loopback (the 24 MiB answer takes
+    // About 256 KiB, then a pause: a reader far slower than the loopback (the 16 MB answer takes
     // more than 9 s), always making progress.
     let sincePause = 0;
     client.socket.on('data', (chunk: Buffer) => {
@@ -290,7 +292,7 @@ describe('a resources/read whose client reads nothing', () => {
       if (sincePause < 256 * 1024) return;
       sincePause = 0;
       client.socket.pause();
-      void delay(100).then(() => client.socket.resume());
+      void delay(150).then(() => client.socket.resume());
     });
     client.socket.resume();
     const answer = await client.ended;

@@ -1,6 +1,6 @@
 // POST /mcp, from the socket to the MCP layer and back, for both protocol eras: who is calling, the
 // body read once, what the caller may do, the headers against the body, the MCP layer's answer
-// written. Its refusals are JSON-RPC errors built by mcp/errors.ts.
+// written (answer-writer.ts). Its refusals are JSON-RPC errors built by mcp/errors.ts.
 import type { IncomingMessage } from 'node:http';
 import type { InboundClassificationOutcome } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
