@@ -26,6 +26,7 @@ import {
   rpcResult,
   TASKS_CLIENT,
 } from './support/mcp-http.ts';
+import { sampleKey, scrape } from './support/metrics-scrape.ts';
 import { listen } from './support/sse-listen.ts';
 import { eventually, startTestTemporal, type TestTemporal } from './support/temporal.ts';
 
@@ -254,6 +255,7 @@ describe('a resources/read whose client reads nothing', () => {
       WRITE_TIMEOUT_MS + 10_000,
       'both of alice’s answers to be cut',
     );
+    assert.equal((await scrape(gateway.origin)).get(sampleKey('mcp_gateway_answers_cut_total')), 2);
     // What alice's clients get once they read: the start of the answer, then the connection reset.
     for (const client of unread) client.socket.resume();
     const received = await Promise.all(unread.map((client) => client.ended));

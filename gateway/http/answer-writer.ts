@@ -4,6 +4,7 @@
 // A client that is slow but reads keeps its answer: the bound is on each slice, not the whole.
 import type { ServerResponse } from 'node:http';
 import { internalError } from '../mcp/errors.ts';
+import { answersCut } from '../shared/metrics.ts';
 
 /**
  * Bytes written at a time: each slice must leave for the kernel within the deadline. A client
@@ -72,6 +73,7 @@ async function endWithin(res: ServerResponse, options: WriteOptions): Promise<vo
  * destroyed: its 'close' returns what the answer held.
  */
 function cut(res: ServerResponse, options: WriteOptions): void {
+  answersCut.inc();
   options.onCut();
   try {
     res.socket?.resetAndDestroy();
