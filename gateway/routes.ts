@@ -204,6 +204,7 @@ function mcp(app: FastifyInstance, settings: GatewaySettings, parts: McpParts): 
     catalog,
     rights,
     bodyLimitBytes: settings.bodyLimitBytes,
+    writeTimeoutMs: settings.writeTimeoutMs,
     ...(settings.pollMinIntervalMs
       ? {
           pollLimit: {

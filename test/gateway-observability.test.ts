@@ -203,6 +203,7 @@ describe('GET /metrics', () => {
       'mcp_gateway_wait_duration_seconds',
       'mcp_gateway_temporal_request_duration_seconds',
       'mcp_gateway_polls_rate_limited_total',
+      'mcp_gateway_answers_cut_total',
       'process_cpu_user_seconds_total',
       'nodejs_heap_size_used_bytes',
     ]) {

@@ -141,6 +141,7 @@ describe('gateway settings by area', () => {
       port: DEFAULTS.port,
       bodyLimitBytes: DEFAULTS.bodyLimitBytes,
       requestTimeoutMs: DEFAULTS.requestTimeoutMs,
+      writeTimeoutMs: DEFAULTS.writeTimeoutMs,
       maxConnections: DEFAULTS.maxConnections,
     });
     assert.equal(listenFromEnv({ MCP_HOST: ' 0.0.0.0 ' }).host, '0.0.0.0');
@@ -155,6 +156,11 @@ describe('gateway settings by area', () => {
     refused(
       () => listenFromEnv({ MCP_MAX_CONNECTIONS: '0' }),
       /^MCP_MAX_CONNECTIONS must be an integer from 1/,
+    );
+    assert.equal(listenFromEnv({ MCP_WRITE_TIMEOUT_MS: '2000' }).writeTimeoutMs, 2000);
+    refused(
+      () => listenFromEnv({ MCP_WRITE_TIMEOUT_MS: '999' }),
+      /^MCP_WRITE_TIMEOUT_MS must be an integer from 1000 to 600000, got "999"$/,
     );
   });
 
@@ -386,6 +392,7 @@ describe('loadSettings', () => {
       'tools',
       'tracePrincipal',
       'waitBudgetMs',
+      'writeTimeoutMs',
     ]);
     assert.equal(settings.tools[0]?.waitBudgetMs, DEFAULTS.waitBudgetMs);
   });

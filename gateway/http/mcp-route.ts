@@ -1,17 +1,18 @@
 // POST /mcp, from the socket to the MCP layer and back, for both protocol eras: who is calling, the
 // body read once, what the caller may do, the headers against the body, the MCP layer's answer
-// written. Its refusals are JSON-RPC errors built by mcp/errors.ts.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// written (answer-writer.ts). Its refusals are JSON-RPC errors built by mcp/errors.ts.
+import type { IncomingMessage } from 'node:http';
 import type { InboundClassificationOutcome } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../mcp/catalog.ts';
-import { errorBody, HEADER_MISMATCH, insufficientScope, internalError } from '../mcp/errors.ts';
+import { errorBody, HEADER_MISMATCH, insufficientScope } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpHandler } from '../mcp/handler.ts';
 import { readMessage } from '../mcp/methods.ts';
 import type { Exchange } from '../mcp/observe.ts';
 import type { Rights } from '../mcp/rights.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
 import { tracing } from '../shared/tracing.ts';
+import { writeResponse } from './answer-writer.ts';
 import { type Authentication, bearerAuth, sendJson, sendRefusal } from './bearer-auth.ts';
 import { limitJsonDepth, type McpMessage, readMcpBody } from './body.ts';
 import { bindTask, bindTaskFromBody, boundTaskId } from './logging.ts';
@@ -31,6 +32,8 @@ export interface McpRouteOptions {
   rights: Rights;
   /** Largest request body (413 above it). */
   bodyLimitBytes: number;
+  /** Longest an answer's write may wait for its client to read; then the connection is cut. */
+  writeTimeoutMs: number;
   /** Polls of one task closer together than `minIntervalMs` are refused with 429; absent: no limit. */
   pollLimit?: Omit<PollRateLimitOptions, 'principalOf'> & { minIntervalMs: number };
   /** The Mcp-Param-* declarations of the served tools, by name. */
@@ -73,94 +76,6 @@ function webRequestOf(raw: IncomingMessage, signal: AbortSignal): Request {
   }
   const url = `http://${raw.headers.host ?? 'localhost'}${raw.url ?? '/'}`;
   return new Request(url, { method: raw.method ?? 'POST', headers, signal });
-}
-
-/**
- * Pipes an event stream to the client until it ends or the client goes away; then the stream is
- * cancelled at once (its source stops), not at its next frame.
- */
-async function pipeEventStream(
-  body: ReadableStream<Uint8Array>,
-  res: ServerResponse,
-  signal: AbortSignal,
-): Promise<void> {
-  const reader = body.getReader();
-  const stop = () => void reader.cancel().catch(() => {});
-  signal.addEventListener('abort', stop, { once: true });
-  const closed = new Promise<void>((resolve) =>
-    signal.addEventListener('abort', () => resolve(), { once: true }),
-  );
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done || signal.aborted) break;
-      if (!res.write(value))
-        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
-    }
-  } catch {
-    // The stream ended under us (the client left): nothing more to write.
-  } finally {
-    signal.removeEventListener('abort', stop);
-    if (signal.aborted) stop();
-  }
-}
-
-/**
- * A JSON answer's bytes in one buffer. The SDK's answer arrives as one chunk: it is written as it
- * is, not copied again (`arrayBuffer()` would), which spares a large resources/read one more copy.
- */
-async function bodyBytes(body: ReadableStream<Uint8Array>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-}
-
-/** How an answer is written besides its bytes. */
-interface WriteOptions {
-  /** The id an internal error answers. */
-  requestId: string | number | null;
-  /** Runs right before the response ends (its last log line follows). */
-  beforeEnd: () => void;
-  onError?: ((error: Error) => void) | undefined;
-}
-
-/**
- * Writes the web Response `produce` makes onto the Node.js response. (The SDK's Node adapter
- * streams every body chunked: a JSON answer then leaves in two writes, and the client wakes up
- * twice for it.) `signal` aborts when the client goes away before the answer is complete.
- */
-async function writeResponse(
-  res: ServerResponse,
-  produce: (signal: AbortSignal) => Promise<Response>,
-  { requestId, beforeEnd, onError }: WriteOptions,
-): Promise<void> {
-  let answered = false;
-  const callerLeft = new AbortController();
-  res.on('close', () => {
-    if (!answered) callerLeft.abort();
-  });
-  let response: Response;
-  try {
-    response = await produce(callerLeft.signal);
-  } catch (err) {
-    onError?.(err instanceof Error ? err : new Error(String(err)));
-    response = Response.json(internalError(requestId), { status: 500 });
-  }
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) headers[name] = value;
-  if (response.body === null || !(headers['content-type'] ?? '').includes('text/event-stream')) {
-    const body = response.body === null ? undefined : await bodyBytes(response.body);
-    if (body) headers['content-length'] = String(body.length);
-    answered = true;
-    beforeEnd();
-    res.writeHead(response.status, headers).end(body);
-    return;
-  }
-  res.writeHead(response.status, headers);
-  await pipeEventStream(response.body, res, callerLeft.signal);
-  answered = true;
-  beforeEnd();
-  res.end();
 }
 
 /** What a refused message needed, for the refusal's description. */
@@ -265,7 +180,17 @@ function answer(
       const mcpRequest = { request: webRequest, authInfo, parsedBody, envelope, route, callerLeft, exchange };
       return withTrace(await options.mcp.fetch(mcpRequest));
     },
-    { requestId: id, beforeEnd: () => bindTask(request, reply, exchange.taskId), onError: options.onError },
+    {
+      requestId: id,
+      writeTimeoutMs: options.writeTimeoutMs,
+      beforeEnd: () => bindTask(request, reply, exchange.taskId),
+      onCut: () =>
+        exchange.log.warn(
+          { writeTimeoutMs: options.writeTimeoutMs },
+          'answer cut: its client read none of it within MCP_WRITE_TIMEOUT_MS',
+        ),
+      onError: options.onError,
+    },
   );
 }
 

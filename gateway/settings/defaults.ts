@@ -19,6 +19,7 @@ export const DEFAULTS = {
   pollJitterPercent: 20,
   bodyLimitBytes: 64 * 1024,
   requestTimeoutMs: 30_000,
+  writeTimeoutMs: 30_000,
   maxConnections: 10_000,
   listenMaxTasks: 100,
   listenMaxStreams: 1_000,

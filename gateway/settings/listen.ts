@@ -1,5 +1,5 @@
-// Where the gateway listens (MCP_HOST, MCP_PORT), what one connection may send it, and the rule
-// that keeps a gateway without authentication on loopback.
+// Where the gateway listens (MCP_HOST, MCP_PORT), what one connection may send it, how long an
+// answer waits for it to read, and the rule that keeps a gateway without authentication on loopback.
 import * as z from 'zod/v4';
 import { integer, parseSettings, text } from '../../common/settings.ts';
 import { isLoopback } from '../http/loopback.ts';
@@ -12,6 +12,8 @@ export interface ListenSettings {
   bodyLimitBytes: number;
   /** Longest a client may take to send a whole request, headers and body (408 after it). */
   requestTimeoutMs: number;
+  /** Longest an answer's write may wait for its client to read (the socket to drain); then it is cut. */
+  writeTimeoutMs: number;
   /** Open connections at most; more are refused at once. */
   maxConnections: number;
 }
@@ -22,6 +24,7 @@ const listenSchema = z
     MCP_PORT: integer('MCP_PORT', DEFAULTS.port, 0, 65_535),
     MCP_MAX_BODY_BYTES: integer('MCP_MAX_BODY_BYTES', DEFAULTS.bodyLimitBytes, 1024, 16 * 1024 * 1024),
     MCP_REQUEST_TIMEOUT_MS: integer('MCP_REQUEST_TIMEOUT_MS', DEFAULTS.requestTimeoutMs, 1_000, 600_000),
+    MCP_WRITE_TIMEOUT_MS: integer('MCP_WRITE_TIMEOUT_MS', DEFAULTS.writeTimeoutMs, 1_000, 600_000),
     MCP_MAX_CONNECTIONS: integer('MCP_MAX_CONNECTIONS', DEFAULTS.maxConnections, 1, 1_000_000),
   })
   .transform(
@@ -30,6 +33,7 @@ const listenSchema = z
       port: env.MCP_PORT,
       bodyLimitBytes: env.MCP_MAX_BODY_BYTES,
       requestTimeoutMs: env.MCP_REQUEST_TIMEOUT_MS,
+      writeTimeoutMs: env.MCP_WRITE_TIMEOUT_MS,
       maxConnections: env.MCP_MAX_CONNECTIONS,
     }),
   );

@@ -74,6 +74,12 @@ export const pollsRateLimited = new Counter({
   registers: [registry],
 });
 
+export const answersCut = new Counter({
+  name: 'mcp_gateway_answers_cut_total',
+  help: 'Answers cut because their client read none of them within MCP_WRITE_TIMEOUT_MS',
+  registers: [registry],
+});
+
 export const taskWatches = new Gauge({
   name: 'mcp_gateway_task_watches',
   help: 'Open long polls on Temporal for pushed task status (one per subscribed running task)',
