@@ -134,11 +134,14 @@ function tellMissingAttributes(app: FastifyInstance, backend: TemporalBackend): 
       : [])
       app.log.warn(`gateway: ${line}`);
   });
-  void serverInfo(backend.calls).then((info) => {
-    app.log.info(`gateway: Temporal server ${info.serverVersion ?? '(version not given)'}`);
-    const missing = missingFeatures(info);
-    if (missing) app.log.warn(`gateway: ${missing}`);
-  }, () => {});
+  void serverInfo(backend.calls).then(
+    (info) => {
+      app.log.info(`gateway: Temporal server ${info.serverVersion ?? '(version not given)'}`);
+      const missing = missingFeatures(info);
+      if (missing) app.log.warn(`gateway: ${missing}`);
+    },
+    () => {},
+  );
   return true;
 }
 

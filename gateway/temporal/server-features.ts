@@ -9,7 +9,8 @@ type Release = readonly [major: number, minor: number];
 const BY_RELEASE: readonly { since: Release; lacking: string }[] = [
   {
     since: [1, 28],
-    lacking: "priority keys are ignored, so a tool's `priority` has no effect (1.28+, matching.useNewMatcher=true before 1.31)",
+    lacking:
+      "priority keys are ignored, so a tool's `priority` has no effect (1.28+, matching.useNewMatcher=true before 1.31)",
   },
   {
     since: [1, 29],

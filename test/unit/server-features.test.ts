@@ -21,13 +21,19 @@ test('1.28 lacks fairness keys, in one line naming the dynamic config that turns
 
 test('before 1.28 priority keys are ignored too; a missing capability is said on the same line', () => {
   const line = missingFeatures({ serverVersion: '1.27.2', capabilities: { upsertMemo: false } }) ?? '';
-  assert.match(line, /^Temporal 1\.27\.2 lacks what the gateway uses: priority keys are ignored.*; fairness keys/);
+  assert.match(
+    line,
+    /^Temporal 1\.27\.2 lacks what the gateway uses: priority keys are ignored.*; fairness keys/,
+  );
   assert.match(line, /; runs cannot publish their progress in a memo \(upsertMemo\)$/);
 });
 
 test('no version (or not major.minor): only the capabilities are judged', () => {
   for (const serverVersion of [undefined, 'dev'])
     assert.equal(missingFeatures({ serverVersion, capabilities: capable }), undefined, String(serverVersion));
-  assert.match(missingFeatures({ capabilities: {} }) ?? '', /^Temporal \(version not given\) lacks .*upsertMemo/);
+  assert.match(
+    missingFeatures({ capabilities: {} }) ?? '',
+    /^Temporal \(version not given\) lacks .*upsertMemo/,
+  );
   assert.equal(missingFeatures({ serverVersion: '1.32.2' }), undefined);
 });
