@@ -784,10 +784,7 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
 
   test('schema job: the server SQL tool of the same release creates both databases and brings each schema up', async () => {
     const job = inCluster('temporal-schema');
-    assert.equal(
-      job.image,
-      `temporalio/admin-tools:${TEMPORAL_SERVER_VERSION}`,
-    );
+    assert.equal(job.image, `temporalio/admin-tools:${TEMPORAL_SERVER_VERSION}`);
     assert.equal(job.restart, 'no');
     const env = job.environment ?? {};
     assert.equal(env.SQL_PLUGIN, 'postgres12');
