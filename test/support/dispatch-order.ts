@@ -8,7 +8,7 @@ import { pollUntil } from '../../common/poll.ts';
 
 type Priority = NonNullable<WorkflowStartOptions['priority']>;
 
-const { TaskQueueType } = protos.temporal.api.enums.v1;
+const { TaskQueueKind, TaskQueueType } = protos.temporal.api.enums.v1;
 
 /** Each run's label, in the order matching dispatched their first workflow tasks. */
 export async function dispatchOrder(
@@ -16,6 +16,7 @@ export async function dispatchOrder(
   runs: readonly { label: string; priority: Priority }[],
 ): Promise<string[]> {
   const taskQueue = `dispatch-order-${randomUUID()}`;
+  const queue = { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL };
   const namespace = client.options.namespace;
   const labels = new Map<string, string>();
   const handles = [];
@@ -31,7 +32,7 @@ export async function dispatchOrder(
       async () => {
         const { stats } = await client.workflowService.describeTaskQueue({
           namespace,
-          taskQueue: { name: taskQueue },
+          taskQueue: queue,
           taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
           reportStats: true,
         });
@@ -44,7 +45,7 @@ export async function dispatchOrder(
       const task = await client.withDeadline(Date.now() + 30_000, () =>
         client.workflowService.pollWorkflowTaskQueue({
           namespace,
-          taskQueue: { name: taskQueue },
+          taskQueue: queue,
           identity: 'dispatch-order',
         }),
       );
