@@ -111,7 +111,7 @@ function probes(app: FastifyInstance, settings: GatewaySettings, backend: Tempor
   let told = false;
   app.get('/readyz', async (_request, reply) => {
     if (await readiness.check()) {
-      if (!told) told = tellMissingAttributes(app, backend);
+      if (!told) told = tellWhatTemporalLacks(app, backend);
       return { status: 'ready', temporal: 'reachable' };
     }
     return reply.code(503).send({ status: 'unavailable', temporal: 'unreachable' });
@@ -127,7 +127,7 @@ function probes(app: FastifyInstance, settings: GatewaySettings, backend: Tempor
  * the namespace lacks, the server's version and what it lacks of what the gateway uses (asked only
  * of a Temporal that is up: nothing is left pending at a close).
  */
-function tellMissingAttributes(app: FastifyInstance, backend: TemporalBackend): true {
+function tellWhatTemporalLacks(app: FastifyInstance, backend: TemporalBackend): true {
   void backend.optionalAttributes.look().then((registered) => {
     for (const line of registered
       ? missingAttributeMessages(registered, backend.calls.options.namespace)
