@@ -26,8 +26,8 @@ import type { ToolDefinition } from './mcp/tool-definition.ts';
 import type { GatewaySettings } from './settings/index.ts';
 import { renderMetrics } from './shared/metrics.ts';
 import type { TemporalBackend } from './temporal/backend.ts';
-import { fairnessNote } from './temporal/fairness.ts';
 import { missingAttributeMessages } from './temporal/optional-attributes.ts';
+import { missingFeatures, serverInfo } from './temporal/server-features.ts';
 import type { TaskRef } from './temporal/task-ids.ts';
 
 export interface GatewayRoutesOptions {
@@ -123,7 +123,7 @@ function probes(app: FastifyInstance, settings: GatewaySettings, backend: Tempor
   let told = false;
   app.get('/readyz', async (_request, reply) => {
     if (await readiness.check()) {
-      if (!told) told = tellMissingAttributes(app, backend);
+      if (!told) told = tellWhatTemporalLacks(app, backend);
       return { status: 'ready', temporal: 'reachable' };
     }
     return reply.code(503).send({ status: 'unavailable', temporal: 'unreachable' });
@@ -136,18 +136,22 @@ function probes(app: FastifyInstance, settings: GatewaySettings, backend: Tempor
 
 /**
  * Says once, the first time Temporal answers the readiness check, which optional search attributes
- * the namespace lacks, and whether the server cannot share workers fairly (asked only of a Temporal
- * that is up: nothing is left pending at a close).
+ * the namespace lacks, the server's version and what it lacks of what the gateway uses (asked only
+ * of a Temporal that is up: nothing is left pending at a close).
  */
-function tellMissingAttributes(app: FastifyInstance, backend: TemporalBackend): true {
+function tellWhatTemporalLacks(app: FastifyInstance, backend: TemporalBackend): true {
   void backend.optionalAttributes.look().then((registered) => {
     for (const line of registered
       ? missingAttributeMessages(registered, backend.calls.options.namespace)
       : [])
       app.log.warn(`gateway: ${line}`);
   });
-  void fairnessNote(backend.calls).then(
-    (line) => line && app.log.warn(`gateway: ${line}`),
+  void serverInfo(backend.calls).then(
+    (info) => {
+      app.log.info(`gateway: Temporal server ${info.serverVersion ?? '(version not given)'}`);
+      const missing = missingFeatures(info);
+      if (missing) app.log.warn(`gateway: ${missing}`);
+    },
     () => {},
   );
   return true;

@@ -5,9 +5,9 @@
 # (environment, paths, user, entrypoint); docs/deployment.md says where they differ.
 #   postgres:15                    Debian's postgresql-15; entrypoint launcher/cluster/compose/images/
 #   haproxy:2.6                    Debian's haproxy (2.6)
-#   temporalio/server:1.29.1       the server scripts/install-temporal-server.sh builds, the config
+#   temporalio/server:1.32.2       the server scripts/install-temporal-server.sh builds, the config
 #                                  rendered from the environment; the temporal CLI for health checks
-#   temporalio/admin-tools:…       the server's SQL tool as temporal-sql-tool, and the temporal CLI
+#   temporalio/admin-tools:1.32.2  the server's SQL tool as temporal-sql-tool, and the temporal CLI
 #   temporalio/ui:2.42.1           the UI server of launcher/cluster/ui (the same ui-server module)
 #   jaegertracing/jaeger:2.13.0    the all-in-one Jaeger v1.76.0 scripts/install-jaeger.sh builds
 IMAGES_DIR=launcher/cluster/compose/images
@@ -79,13 +79,14 @@ CF
   build_image "$name" "$dir"
 }
 
-# The server, its SQL tool and the UI server, built by `go install` when missing.
+# The server of release $2, its SQL tool and the UI server, built by `go install` when missing
+# (the server and the tool in the release's folder under the Go bin folder).
 temporal_go_binaries() {
   bash scripts/install-temporal-server.sh >&2
   local gobin
   gobin=$(go_bin)
-  cp "$gobin/server" "$1/temporal-server"
-  cp "$gobin/sql" "$1/temporal-sql-tool"
+  cp "$gobin/temporal-server-v$2/server" "$1/temporal-server"
+  cp "$gobin/temporal-server-v$2/sql" "$1/temporal-sql-tool"
   cp "$gobin/cluster-ui" "$1/cluster-ui"
   cp "$(bash scripts/install-temporal-cli.sh | tail -n1)" "$1/temporal"
 }
@@ -100,7 +101,7 @@ temporal_cluster_images() {
     return
   fi
   mkdir -p "$dir"
-  temporal_go_binaries "$dir"
+  temporal_go_binaries "$dir" "${server#*:}"
   cp "$IMAGES_DIR"/temporal-*-entrypoint.sh "$dir/"
   cp "$CA_BUNDLE" "$dir/ca-certificates.crt"
   say "building $server, $admin and $ui from the go install builds"

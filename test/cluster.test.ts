@@ -15,9 +15,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { ANONYMOUS } from '../gateway/mcp/handler.ts';
+import { runPriority } from '../gateway/temporal/fairness.ts';
 import { taskRun } from '../gateway/temporal/task-ids.ts';
 import { type Cluster, startCluster } from '../launcher/cluster/cluster.ts';
 import { freeClusterPorts } from '../launcher/cluster/ports.ts';
+import { TEMPORAL_SERVER_VERSION } from '../launcher/cluster/temporal-server.ts';
 import { freePort } from '../launcher/free-port.ts';
 import type { ChainResult } from '../workflows/mining/types.ts';
 import {
@@ -28,6 +30,7 @@ import {
   type WatchReport,
   watchTask,
 } from './support/cluster-client.ts';
+import { dispatchOrder } from './support/dispatch-order.ts';
 import { calibrate, difficultyFor, type MinerSpeed, measuredSpeed } from './support/gateway-difficulty.ts';
 import { type GatewayProcess, startGatewayProcess } from './support/gateway-process.ts';
 import { structured } from './support/mcp-clients.ts';
@@ -280,6 +283,41 @@ describe('cluster: PostgreSQL, Temporal services as processes, two gateways behi
     } finally {
       await Promise.all(catalogGateways.map((g) => g.stop()));
     }
+  });
+
+  test(`the start check: each gateway says it met Temporal ${TEMPORAL_SERVER_VERSION} and that it lacks nothing`, async () => {
+    for (const name of ['gateway-1', 'gateway-2']) {
+      const log = join(cluster.dataDir, 'logs', `${name}.log`);
+      const output = await eventually(
+        async () => {
+          const text = readFileSync(log, 'utf8');
+          return text.includes(`gateway: Temporal server ${TEMPORAL_SERVER_VERSION}`) ? text : undefined;
+        },
+        10_000,
+        `${name}: the line naming the server`,
+      );
+      assert.doesNotMatch(output, /lacks what the gateway uses/, name);
+    }
+  });
+
+  test(`fairness and priority keys: a run carries its principal's, and matching on ${TEMPORAL_SERVER_VERSION} honours both`, async () => {
+    const started = await callWithRetry(cluster.mcpUrl, 'start_mining', chain(1, 0.01, 'priority'), []);
+    const { raw } = await taskRunHandle(started.workflowId).describe();
+    assert.equal(raw.workflowExecutionInfo?.priority?.fairnessKey, ANONYMOUS);
+    // Runs waiting on a queue no worker polls, as the gateway starts them, handed out one by one.
+    const fair = await dispatchOrder(temporal, [
+      ...Array.from({ length: 8 }, () => ({ label: 'alice', priority: runPriority('alice') })),
+      { label: 'bob', priority: runPriority('bob') },
+    ]);
+    assert.ok(
+      fair.indexOf('bob') <= 2,
+      `first come, first served would hand bob's out last: ${fair.join(' ')}`,
+    );
+    const byPriority = await dispatchOrder(temporal, [
+      ...Array.from({ length: 5 }, () => ({ label: 'later', priority: runPriority('alice', undefined, 5) })),
+      { label: 'first', priority: runPriority('alice', undefined, 1) },
+    ]);
+    assert.equal(byPriority[0], 'first', byPriority.join(' '));
   });
 
   test('fault: the history service is killed mid-task and restarted', {

@@ -2,10 +2,10 @@
 // starts carries its principal as fairness key (with the principal's weight, from the settings) and
 // its tool's priority (from the catalog). Activities and child workflows inherit the workflow's
 // priority on the server, so the workflows pass nothing on. A server without fairness ignores the
-// keys (dispatch stays first come, first served); the gateway says so once at start.
+// keys (dispatch stays first come, first served); the gateway says so once at start
+// (server-features.ts).
 import { createHash } from 'node:crypto';
 import type { WorkflowStartOptions } from '@temporalio/client';
-import type { TemporalCalls } from './client.ts';
 
 /** Temporal takes fairness keys of at most 64 bytes. */
 const MAX_KEY_BYTES = 64;
@@ -33,32 +33,4 @@ function fairnessKey(principal: string): string {
   return Buffer.byteLength(principal) <= MAX_KEY_BYTES
     ? principal
     : createHash('sha256').update(principal).digest('hex');
-}
-
-/** The first Temporal release whose matching service shares a task queue by fairness key. */
-const FAIRNESS_SINCE = [1, 29] as const;
-
-/**
- * A line for the log when the server cannot share workers by fairness key (older than 1.29: the
- * keys are ignored, dispatch stays first come, first served); undefined otherwise, or when Temporal
- * does not say its version. Whether 1.29+ has `matching.enableFairness` on is dynamic config, which
- * the API does not tell.
- */
-export async function fairnessNote(calls: TemporalCalls): Promise<string | undefined> {
-  const { serverVersion } = await calls.call(() => calls.client.workflowService.getSystemInfo({}));
-  return fairnessNoteFor(serverVersion ?? undefined);
-}
-
-/** fairnessNote's line for a server of `serverVersion`. */
-export function fairnessNoteFor(serverVersion: string | undefined): string | undefined {
-  const [major, minor] = (serverVersion ?? '').split('.').map(Number);
-  if (major === undefined || minor === undefined || Number.isNaN(major) || Number.isNaN(minor))
-    return undefined;
-  const [sinceMajor, sinceMinor] = FAIRNESS_SINCE;
-  if (major > sinceMajor || (major === sinceMajor && minor >= sinceMinor)) return undefined;
-  return (
-    `Temporal ${serverVersion} has no task-queue fairness (${sinceMajor}.${sinceMinor}+ with the dynamic config ` +
-    "matching.enableFairness=true): runs work as before, but one principal's flood of runs is served ahead of " +
-    "another principal's short call"
-  );
 }

@@ -1,8 +1,8 @@
-// The Temporal server v1.29.1 (the version the pinned CLI v1.5.1 embeds) as a real cluster: its
-// four services (frontend, history, matching, internal worker) as separate processes of the
-// server binary, on PostgreSQL for persistence and visibility. The binaries come from
-// `go install` (scripts/install-temporal-server.sh): `server` (go.temporal.io/server/cmd/server)
-// and `sql` (the server's SQL schema tool, go.temporal.io/server/cmd/tools/sql).
+// The Temporal server v1.32.2 as a real cluster: its four services (frontend, history, matching,
+// internal worker) as separate processes of the server binary, on PostgreSQL for persistence and
+// visibility. The binaries come from `go install` (scripts/install-temporal-server.sh, into the
+// folder SERVER_BIN_FOLDER of the Go bin folder): `server` (go.temporal.io/server/cmd/server) and
+// `sql` (the server's SQL schema tool, go.temporal.io/server/cmd/tools/sql).
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -14,7 +14,9 @@ import { databaseExists, TEMPORAL_DB_PASSWORD, TEMPORAL_DB_USER } from './postgr
 
 const run = promisify(execFile);
 
-export const TEMPORAL_SERVER_VERSION = '1.29.1';
+export const TEMPORAL_SERVER_VERSION = '1.32.2';
+/** The server's own folder under the Go bin folder: builds of another release stay beside it. */
+const SERVER_BIN_FOLDER = `temporal-server-v${TEMPORAL_SERVER_VERSION}`;
 export const TEMPORAL_SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
 export type TemporalService = (typeof TEMPORAL_SERVICES)[number];
 
@@ -62,14 +64,14 @@ async function isPinnedServerBuild(path: string): Promise<boolean> {
   }
 }
 
-/** The server and the SQL tool (TEMPORAL_SERVER_PATH / TEMPORAL_SQL_TOOL_PATH, else the Go bin folder). */
+/** The server and the SQL tool (TEMPORAL_SERVER_PATH / TEMPORAL_SQL_TOOL_PATH, else the release's folder under the Go bin folder). */
 async function findTemporalBinaries(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<TemporalBinaries | undefined> {
   const pick = async (override: string | undefined, name: string) => {
     if (override) return existsSync(override) ? override : undefined;
     for (const dir of goBinFolders(env)) {
-      const path = join(dir, name);
+      const path = join(dir, SERVER_BIN_FOLDER, name);
       if (existsSync(path) && (await isPinnedServerBuild(path))) return path;
     }
     return undefined;

@@ -1,11 +1,11 @@
 // The per-principal bounds and the fairness key, without Temporal: a second's worth of starts, then
 // the rate, with the wait until the next one; waits held and released; each replica's share of both;
-// a long principal's key hashed; the line a server without fairness is told with.
+// a long principal's key hashed.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { StartRateLimitError, WaitLimitError } from '../../gateway/temporal/errors.ts';
-import { fairnessNoteFor, runPriority } from '../../gateway/temporal/fairness.ts';
+import { runPriority } from '../../gateway/temporal/fairness.ts';
 import { replicaShare, StartRate, WaitCounts } from '../../gateway/temporal/principal-limits.ts';
 
 test('starts per second: a burst of a second worth, then one every 1/rate s, per principal', () => {
@@ -68,14 +68,4 @@ test('the fairness key is the principal, hashed past 64 bytes; weight and priori
   });
   const long = `https://issuer.example#${'s'.repeat(60)}`;
   assert.equal(runPriority(long).fairnessKey, createHash('sha256').update(long).digest('hex'));
-});
-
-test('a server older than 1.29 is said to have no fairness, in one line; 1.29 and later, or no version, nothing', () => {
-  assert.match(
-    fairnessNoteFor('1.28.3') ?? '',
-    /^Temporal 1\.28\.3 has no task-queue fairness .*matching\.enableFairness=true/,
-  );
-  assert.ok(fairnessNoteFor('0.9.0'));
-  for (const version of ['1.29.1', '1.30.0', '2.0.0', undefined, 'dev'])
-    assert.equal(fairnessNoteFor(version), undefined);
 });

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Entrypoint of the locally built temporalio/server:1.29.1 substitute
+# Entrypoint of the locally built temporalio/server:1.32.2 substitute
 # (scripts/compose-cluster-images.sh): the official image's contract as docker-compose.yml uses it.
 # The server's config is rendered from the environment into config/docker.yaml, PostgreSQL only
 # (DB=postgres12 or postgres12_pgx): POSTGRES_SEEDS, DB_PORT, POSTGRES_USER, POSTGRES_PWD, DBNAME,
