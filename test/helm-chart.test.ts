@@ -7,13 +7,17 @@
 // Under CI=true a missing one fails the file; elsewhere, without Go, it is skipped.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { loadServerSecret } from '../gateway/server-secret.ts';
+import { loadSettings } from '../gateway/settings/index.ts';
 import { SEARCH_ATTRIBUTES } from '../launcher/dev-server.ts';
+import { workerSettings } from '../worker/options.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -37,13 +41,24 @@ interface Container {
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
+interface Volume {
+  name: string;
+  projected?: { sources: { secret?: Source }[] };
+  configMap?: Source;
+}
+interface Source {
+  name: string;
+  items?: { key: string; path: string }[];
+}
 interface K8sObject {
   kind: string;
   metadata: { name: string };
   spec?: {
     replicas?: number;
     scaleTargetRef?: { kind: string; name: string };
-    template?: { spec: { containers: Container[]; terminationGracePeriodSeconds?: number } };
+    template?: {
+      spec: { containers: Container[]; volumes?: Volume[]; terminationGracePeriodSeconds?: number };
+    };
   };
   data?: Record<string, string>;
   stringData?: Record<string, string>;
@@ -128,6 +143,53 @@ function container(objects: K8sObject[], suffix: string): Container {
   const first = find(objects, 'Deployment', suffix).spec?.template?.spec.containers[0];
   assert.ok(first, `Deployment *${suffix} has a container`);
   return first;
+}
+
+/** A rendered Secret's or ConfigMap's key, as the pod reads it. */
+function keyOf(objects: K8sObject[], kind: string, name: string, key: string): string {
+  const object = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  assert.ok(object, `${kind}/${name} is rendered`);
+  const encoded = kind === 'Secret' ? object.data?.[key] : undefined;
+  const value = encoded !== undefined ? Buffer.from(encoded, 'base64').toString() : object.data?.[key];
+  assert.ok(value !== undefined, `${kind}/${name} has the key ${key}`);
+  return value;
+}
+
+/**
+ * The environment a Deployment's container starts with, as the kubelet would give it: its Secret
+ * and ConfigMap files written under `root` at their mount paths (the env's paths follow them),
+ * secretKeyRef and envFrom resolved from the rendered objects.
+ */
+function podEnvironment(objects: K8sObject[], suffix: string, root: string): NodeJS.ProcessEnv {
+  const spec = find(objects, 'Deployment', suffix).spec?.template?.spec;
+  const c = container(objects, suffix);
+  const mounts: string[] = [];
+  for (const mount of c.volumeMounts ?? []) {
+    const volume = spec?.volumes?.find((v) => v.name === mount.name);
+    const sources = [
+      ...(volume?.projected?.sources.flatMap((s) => (s.secret ? [['Secret', s.secret] as const] : [])) ?? []),
+      ...(volume?.configMap ? [['ConfigMap', volume.configMap] as const] : []),
+    ];
+    for (const [kind, source] of sources)
+      for (const item of source.items ?? []) {
+        const file = join(root, mount.mountPath, item.path);
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, keyOf(objects, kind, source.name, item.key));
+      }
+    if (sources.length > 0) mounts.push(mount.mountPath);
+  }
+  const env: NodeJS.ProcessEnv = {};
+  for (const from of c.envFrom ?? []) {
+    const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === from.secretRef?.name);
+    Object.assign(env, secret?.stringData);
+  }
+  for (const e of c.env ?? []) {
+    const ref = e.valueFrom?.secretKeyRef;
+    const value = ref ? keyOf(objects, 'Secret', ref.name, ref.key) : (e.value ?? '');
+    const mount = mounts.find((m) => value.startsWith(`${m}/`));
+    env[e.name] = mount ? join(root, value) : value;
+  }
+  return env;
 }
 
 const envOf = (c: Container) => new Map((c.env ?? []).map((e) => [e.name, e]));
@@ -216,6 +278,35 @@ test('every setting the chart passes is one docs/configuration.md documents', as
     const oauth = objects.find((o) => o.kind === 'Secret' && o.metadata.name.endsWith('-oauth'));
     for (const name of Object.keys(oauth?.stringData ?? {}))
       assert.ok(documented.has(name), `${label}: the OAuth Secret holds ${name}, not a documented setting`);
+  }
+});
+
+test('the gateway and the worker accept the configuration the chart renders', async (t) => {
+  if (skipUnlessTools(t)) return;
+  const key = Buffer.alloc(32, 7).toString('base64');
+  const { objects } = await render(
+    'settings',
+    ...['--set', `codec.keys=k1=${key}`, '--set', 'codec.server=true', '--set', 'codec.principals=user'],
+    ...['--set-file', `catalog.tools=${CATALOG}`, '--set', 'gateway.settings.MCP_WAIT_BUDGET_MS=15000'],
+  );
+  const root = mkdtempSync(join(tmpdir(), 'helm-pod-'));
+  try {
+    const gatewayEnv = podEnvironment(objects, '-gateway', root);
+    const settings = await loadSettings(gatewayEnv);
+    assert.equal(settings.host, '0.0.0.0');
+    assert.equal(settings.waitBudgetMs, 15_000);
+    assert.deepEqual([...(settings.authTokens?.keys() ?? [])], ['user'], 'the generated token, for "user"');
+    assert.deepEqual(
+      settings.tools.map((tool) => tool.name),
+      ['mine_chain'],
+      'the catalog from the ConfigMap',
+    );
+    assert.ok(settings.codec && settings.codecServer, "payloads encrypted with the chart's codec keys");
+    assert.ok(loadServerSecret(gatewayEnv, root).secret.length >= 32);
+    const worker = workerSettings(podEnvironment(objects, '-worker', root));
+    assert.ok(worker.codec, 'the worker reads the same keys');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 });
 
