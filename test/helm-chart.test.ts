@@ -267,6 +267,7 @@ test('every setting the chart passes is one docs/configuration.md documents', as
       'dev server',
       ['--set', 'devServer.enabled=true', '--set', 'codec.keys=k1=x', '--set', 'temporal.taskQueue=q'],
     ],
+    ['mTLS', ['--set', 'temporal.tls.existingSecret=temporal-mtls', '--set', 'temporal.tls.caKey=ca.crt']],
   ] as const) {
     const { objects } = await render(label, ...args);
     for (const suffix of ['-gateway', '-worker'])
