@@ -48,7 +48,11 @@ export interface NoisyResult {
 const regimes = (options: NoisyOptions) => [
   {
     regime: 'blocks of ms',
-    plan: { ...MILLISECOND_BLOCKS, calls: options.millisecondCalls, backlog: Math.min(options.millisecondCalls - 8, 100) },
+    plan: {
+      ...MILLISECOND_BLOCKS,
+      calls: options.millisecondCalls,
+      backlog: Math.min(options.millisecondCalls - 8, 100),
+    },
   },
   { regime: 'blocks of s', plan: SECOND_BLOCKS },
 ];

@@ -19,7 +19,9 @@ const DURING = 3;
 const bound = (aloneMs: number) => Math.min(5_000, 10 * aloneMs);
 
 const figures: string[] = [];
-after(() => console.log(`fairness figures, blocks of milliseconds:\n${figures.map((f) => `  ${f}`).join('\n')}`));
+after(() =>
+  console.log(`fairness figures, blocks of milliseconds:\n${figures.map((f) => `  ${f}`).join('\n')}`),
+);
 
 const side = async (fairness: boolean) => {
   const measured = await bobAgainstFlood(fairness, MILLISECOND_BLOCKS, {

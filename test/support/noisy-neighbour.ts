@@ -236,7 +236,8 @@ export async function bobAgainstFlood(
 ): Promise<FloodSide> {
   const stack = await startNoisyStack(fairness, options.workerEnv);
   try {
-    if ((await shortCall(stack, 60_000)) === undefined) throw new Error("bob's first call not done within 60 s");
+    if ((await shortCall(stack, 60_000)) === undefined)
+      throw new Error("bob's first call not done within 60 s");
     const alone: number[] = [];
     for (let i = 0; i < options.alone; i++) {
       const ms = await shortCall(stack, 30_000);
@@ -251,8 +252,11 @@ export async function bobAgainstFlood(
     const startedMs = Math.round(performance.now() - flooded);
     const calls: (number | undefined)[] = [];
     const late: string[] = [];
-    for (let i = 0; i < options.during; i++) calls.push(await shortCall(stack, bound, (where) => late.push(where)));
-    const sorted = [...calls].sort((a, b) => (a ?? Number.POSITIVE_INFINITY) - (b ?? Number.POSITIVE_INFINITY));
+    for (let i = 0; i < options.during; i++)
+      calls.push(await shortCall(stack, bound, (where) => late.push(where)));
+    const sorted = [...calls].sort(
+      (a, b) => (a ?? Number.POSITIVE_INFINITY) - (b ?? Number.POSITIVE_INFINITY),
+    );
     const during = sorted[Math.floor(sorted.length / 2)];
     return { fairness, alone, aloneMs, flood: { ...sized, plan, startedMs }, bound, calls, during, late };
   } finally {

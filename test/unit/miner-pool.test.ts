@@ -167,7 +167,8 @@ describe('nonce pool', () => {
     try {
       const { searches, stop } = await endless(pool, 3, 'together');
       const deadline = Date.now() + 20_000;
-      while (Math.max(...searches.map((s) => s.triedBelow)) < 2 ** 23 && Date.now() < deadline) await delay(50);
+      while (Math.max(...searches.map((s) => s.triedBelow)) < 2 ** 23 && Date.now() < deadline)
+        await delay(50);
       const tried = searches.map((s) => s.triedBelow);
       stop();
       assert.ok(Math.max(...tried) >= 2 ** 23, `progress within 20 s: ${tried.join(', ')}`);
