@@ -131,11 +131,11 @@ await part('limits', limitsLine, async () => {
 });
 
 const noisyOptions = {
-  flood: { calls: QUICK ? 60 : 200, difficulty: 20, blocks: 20 },
+  millisecondCalls: QUICK ? 60 : 200,
   calls: QUICK ? 5 : 10,
   capMs: QUICK ? 20_000 : 30_000,
 };
-const noisyLine = `noisy: bob's short call alone and during alice's ${noisyOptions.flood.calls} long calls, fairness on and off`;
+const noisyLine = `noisy: bob's short call alone and during alice's long calls (blocks of ms, then of s), fairness on and off`;
 await part('noisy', noisyLine, async () => {
   results.noisy = await measureNoisy(noisyOptions, log);
 });

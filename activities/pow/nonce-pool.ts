@@ -7,6 +7,11 @@
 // completed prefix: `triedBelow` is the end of that prefix (every nonce below it was tried), and
 // the search ends when the first chunk of the prefix that found a nonce is reached. Once some
 // chunk finds a nonce, nothing above it is handed out and running chunks above it stop.
+//
+// Searches share the threads in turn, not in arrival order: a free thread takes the next chunk of
+// the search served the fewest nonces, and a search that arrives starts level with the least
+// served, so an easy block arriving behind hard ones is taken by the next thread to free. Chunks
+// are sized by time (CHUNK_MS at the threads' measured speed), so that wait is a chunk's, on any CPU.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { InvalidMiningParameters, MAX_DIFFICULTY, MAX_NONCE } from './block.ts';
@@ -41,15 +46,20 @@ interface Slot {
  * without waiting for this (possibly busy) event loop to answer.
  */
 const QUEUE_DEPTH = 2;
+/** How long a chunk takes a thread, about: what a search arriving waits for a thread to free. */
+const CHUNK_MS = 10;
+/** The smallest chunk sized by time (a thread slowed to a crawl still makes progress per message). */
+const SMALLEST_TIMED_CHUNK = 1 << 12;
 
 export class NoncePool {
   private readonly slots: Slot[] = [];
   private searches: Search[] = [];
   private nextTaskId = 1;
-  private turn = 0;
   private closed = false;
   private deathsInARow = 0;
   private broken?: Error;
+  /** One thread's nonces per millisecond, as its last chunks took them (unknown before the first). */
+  private noncesPerMs?: number;
 
   private readonly nice = minerNice();
 
@@ -96,6 +106,8 @@ export class NoncePool {
       () => signal?.removeEventListener('abort', onAbort),
       () => signal?.removeEventListener('abort', onAbort),
     );
+    // Level with the least served of those waiting: owed no backlog, and next in turn.
+    search.served = this.nextInTurn()?.served ?? 0;
     this.searches.push(search);
     this.dispatch();
     return search;
@@ -114,21 +126,36 @@ export class NoncePool {
     this.searches = this.searches.filter((s) => s !== search);
   }
 
-  /** Tops up every thread's queue with the next chunks of the searches (round robin over them). */
+  /** Tops up every thread's queue with the next chunks of the searches, in turn. */
   private dispatch(): void {
     this.searches = this.searches.filter((s) => !s.finished);
     for (let depth = 1; depth <= QUEUE_DEPTH; depth++) {
       for (const slot of this.slots) {
         if (slot.tasks.length >= depth) continue;
-        const wanting = this.searches.filter((s) => s.wantsWork());
-        if (wanting.length === 0) return;
-        this.send(slot, wanting[this.turn++ % wanting.length] as Search);
+        const next = this.nextInTurn();
+        if (!next) return;
+        this.send(slot, next);
       }
     }
   }
 
+  /** The search wanting work that was served the fewest nonces; on a tie, the latest to arrive. */
+  private nextInTurn(): Search | undefined {
+    let next: Search | undefined;
+    for (const search of this.searches) {
+      if (search.wantsWork() && (!next || search.served <= next.served)) next = search;
+    }
+    return next;
+  }
+
+  /** The largest chunk a thread takes about CHUNK_MS to scan (any size until it was measured). */
+  private largestChunk(): number | undefined {
+    if (this.noncesPerMs === undefined) return undefined;
+    return Math.max(SMALLEST_TIMED_CHUNK, Math.floor(this.noncesPerMs * CHUNK_MS));
+  }
+
   private send(slot: Slot, search: Search): void {
-    const chunk = search.takeChunk();
+    const chunk = search.takeChunk(this.largestChunk());
     const id = this.nextTaskId++;
     slot.tasks.push({ id, search, chunk });
     const task: ScanTask = {
@@ -152,12 +179,21 @@ export class NoncePool {
     const { search, chunk } = task;
     if ('error' in reply) {
       search.finish(null, new InvalidMiningParameters(reply.error));
-    } else if (!search.finished) {
+    } else if (!reply.aborted) {
+      this.timeChunk(chunk, reply);
       // A chunk only stops early when it lies above a nonce already found: it is not needed.
-      if (!reply.aborted) search.complete(chunk, reply.nonce);
+      if (!search.finished) search.complete(chunk, reply.nonce);
     }
     if (search.finished) this.forget(search);
     this.dispatch();
+  }
+
+  /** Follows the threads' speed from a chunk scanned to its end (one that found a nonce stopped early). */
+  private timeChunk(chunk: Chunk, reply: { nonce: number; ms: number }): void {
+    const scanned = (reply.nonce >= 0 ? reply.nonce + 1 : chunk.to) - chunk.from;
+    if (reply.ms < 1) return; // too short to time
+    const rate = scanned / reply.ms;
+    this.noncesPerMs = this.noncesPerMs === undefined ? rate : 0.7 * this.noncesPerMs + 0.3 * rate;
   }
 
   private onDeath(slot: Slot, err: Error): void {

@@ -3,7 +3,7 @@
 // chunk finds a nonce, the search's limit and the threads' shared cutoff drop to just above it.
 
 const FIRST_CHUNK = 1 << 14;
-/** About 40 ms of one thread's work on the native core here, 70 ms on the WebAssembly one. */
+/** The largest chunk whatever the thread's speed: about 40 ms of one native thread's work, unloaded. */
 const MAX_CHUNK = 1 << 20;
 
 export interface SearchOptions {
@@ -37,6 +37,8 @@ export class Search implements NonceSearch {
   limit: number;
   chunkSize = FIRST_CHUNK;
   finished = false;
+  /** Nonces handed out so far: the pool serves the search with the fewest turn by turn. */
+  served = 0;
   readonly chunks: Chunk[] = [];
   readonly cutoff = new Float64Array(new SharedArrayBuffer(8));
   private settle!: { resolve: (n: number | null) => void; reject: (e: unknown) => void };
@@ -60,13 +62,15 @@ export class Search implements NonceSearch {
     return !this.finished && this.next < this.limit;
   }
 
-  takeChunk(): Chunk {
+  /** The next chunk, of at most `largest` nonces (the pool sizes chunks by time). */
+  takeChunk(largest = MAX_CHUNK): Chunk {
     const chunk: Chunk = {
       from: this.next,
-      to: Math.min(this.next + this.chunkSize, this.limit),
+      to: Math.min(this.next + Math.min(this.chunkSize, largest), this.limit),
       result: -2,
     };
     this.next = chunk.to;
+    this.served += chunk.to - chunk.from;
     this.chunkSize = Math.min(this.chunkSize * 2, MAX_CHUNK);
     this.chunks.push(chunk);
     return chunk;

@@ -15,7 +15,8 @@ export interface ScanTask {
 }
 
 export type ScanReply =
-  | { id: number; nonce: number; aborted: false }
+  /** `ms`: how long the scan took, from which the pool sizes chunks by time. */
+  | { id: number; nonce: number; aborted: false; ms: number }
   | { id: number; aborted: true }
   | { id: number; error: string };
 
@@ -23,15 +24,16 @@ export type ScanReply =
 const SLICE = 1 << 16;
 
 function run(task: ScanTask): ScanReply {
+  const started = performance.now();
   const scanner = new NonceScanner(task.header, task.difficulty);
   for (let n = task.from; n < task.to; ) {
     if (task.from >= (task.cutoff[0] as number)) return { id: task.id, aborted: true };
     const end = Math.min(n + SLICE, task.to);
     const nonce = scanner.scan(n, end);
-    if (nonce >= 0) return { id: task.id, nonce, aborted: false };
+    if (nonce >= 0) return { id: task.id, nonce, aborted: false, ms: performance.now() - started };
     n = end;
   }
-  return { id: task.id, nonce: -1, aborted: false };
+  return { id: task.id, nonce: -1, aborted: false, ms: performance.now() - started };
 }
 
 const port = parentPort;

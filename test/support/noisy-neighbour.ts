@@ -1,6 +1,7 @@
-// Two tenants on one mining worker, for the fairness test and the bench's `noisy` part: a dev server
+// Two tenants on one mining worker, for the fairness tests and the bench's `noisy` part: a dev server
 // of its own (fairness on or off), the worker, and a gateway where alice and bob each have a token.
-// Alice floods the queue with long calls; bob's short call is timed from its tools/call to its result.
+// Alice floods the queue with long calls, in blocks of milliseconds or of seconds; bob's short call
+// is timed from its tools/call to its result.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import protos from '@temporalio/proto';
 import { pollUntil } from '../../common/poll.ts';
 import { DevServer } from '../../launcher/dev-server.ts';
 import type { ChainResult } from '../../workflows/mining/types.ts';
-import { type MinerSpeed, measuredSpeed } from './gateway-difficulty.ts';
+import { difficultyFor, type MinerSpeed, measuredSpeed } from './gateway-difficulty.ts';
 import { startGateway, type TestGateway, taskHandle } from './gateway-server.ts';
 import { rpc, TASKS_CLIENT } from './mcp-http.ts';
 import { startWorker, type WorkerProcess } from './worker-process.ts';
@@ -31,8 +32,14 @@ export interface NoisyStack {
   stop(): Promise<void>;
 }
 
-/** A dev server with fairness on or off, the worker and a gateway on it. */
-export async function startNoisyStack(fairness: boolean): Promise<NoisyStack> {
+/**
+ * A dev server with fairness on or off, the worker and a gateway on it. `workerEnv` adds to the
+ * worker's environment (none: the worker as it ships, a miner thread per core).
+ */
+export async function startNoisyStack(
+  fairness: boolean,
+  workerEnv: Record<string, string> = {},
+): Promise<NoisyStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'noisy-'));
   const stops: (() => Promise<unknown>)[] = [async () => rmSync(dataDir, { recursive: true, force: true })];
   const stop = async () => {
@@ -46,9 +53,7 @@ export async function startNoisyStack(fairness: boolean): Promise<NoisyStack> {
     const worker: WorkerProcess = startWorker({
       TEMPORAL_ADDRESS: server.address,
       TEMPORAL_TASK_QUEUE: QUEUE,
-      // The flood contends for the worker's slots, which fairness shares; one mining thread leaves the
-      // other core to Temporal and the gateway, so CPU quota and scheduling do not decide the figures.
-      MINER_THREADS: '1',
+      ...workerEnv,
     });
     stops.unshift(() => worker.stop());
     const gateway = await startGateway({
@@ -123,6 +128,36 @@ async function whereIsRun(handle: ReturnType<typeof taskHandle>): Promise<string
   return raw.pendingWorkflowTask ? 'its workflow task queued' : 'done just past the bound';
 }
 
+/**
+ * Alice's flood: `calls` runs of `blocks` blocks, each block about `blockMs` of the whole miner's
+ * time. Each run mines one block at a time, so all but the worker's 8 slots' worth wait in the queue
+ * (`backlog` of them at least, before bob calls) for as long as the flood lasts.
+ */
+export interface FloodPlan {
+  calls: number;
+  blockMs: number;
+  blocks: number;
+  backlog: number;
+}
+
+/** Blocks of milliseconds: a slot frees every few milliseconds. */
+export const MILLISECOND_BLOCKS: FloodPlan = { calls: 90, blockMs: 20, blocks: 20, backlog: 60 };
+/** Blocks of seconds: a slot frees about once a block's time (the miner's threads shared by 8 blocks). */
+export const SECOND_BLOCKS: FloodPlan = { calls: 60, blockMs: 1_500, blocks: 3, backlog: 40 };
+
+/** A plan sized for this machine: the difficulty, and the mean time of one block at it on the miner. */
+export interface SizedFlood {
+  difficulty: number;
+  blockMs: number;
+}
+
+/** Sizes `plan`'s blocks by the miner's speed on this stack (difficulties step by powers of two). */
+export async function sizeFlood(stack: NoisyStack, plan: FloodPlan): Promise<SizedFlood> {
+  const speed = await minerSpeed(stack);
+  const difficulty = difficultyFor(speed, plan.blockMs / 1000);
+  return { difficulty, blockMs: Math.round((2 ** difficulty / speed.hashesPerSecond) * 1000) };
+}
+
 /** The calibration call: blocks enough to time the miner on any core, fast or plain. */
 const CALIBRATION = { difficulty: 21, blocks: 2 } as const;
 
@@ -131,7 +166,7 @@ const CALIBRATION = { difficulty: 21, blocks: 2 } as const;
  * milliseconds): it differs many times between CPUs with SHA extensions and without, and the length
  * of alice's blocks is what bob waits for a slot behind.
  */
-export async function minerSpeed(stack: NoisyStack): Promise<MinerSpeed> {
+async function minerSpeed(stack: NoisyStack): Promise<MinerSpeed> {
   const taskId = await startCall(stack, 'alice', { ...CALIBRATION, data: `alice calibrates ${Date.now()}` });
   return measuredSpeed((await taskHandle(stack.client, 'alice', taskId).result()) as ChainResult);
 }
@@ -163,5 +198,82 @@ export async function flood(
       return Number(described.stats?.approximateBacklogCount ?? 0) >= options.backlog ? true : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 100 },
+  );
+}
+
+/** One side of a fairness test: bob's calls alone, then during alice's flood, with their bound. */
+export interface FloodSide {
+  fairness: boolean;
+  /** Bob's calls alone and their median. */
+  alone: number[];
+  aloneMs: number;
+  flood: SizedFlood & { plan: FloodPlan; startedMs: number };
+  bound: number;
+  /** Bob's calls during the flood, one after the other: undefined when not done within the bound. */
+  calls: (number | undefined)[];
+  /** Their median, a call not done counted as longer than any that was. */
+  during: number | undefined;
+  /** Where each call late at the bound was then. */
+  late: string[];
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+/**
+ * On a stack of its own: bob's first call (which warms the worker and the gateway up), `alone` of
+ * his calls, alice's flood sized for this machine, then `during` calls of his each given `bound`.
+ */
+export async function bobAgainstFlood(
+  fairness: boolean,
+  plan: FloodPlan,
+  options: {
+    workerEnv?: Record<string, string>;
+    alone: number;
+    during: number;
+    bound: (aloneMs: number, flood: SizedFlood) => number;
+  },
+): Promise<FloodSide> {
+  const stack = await startNoisyStack(fairness, options.workerEnv);
+  try {
+    if ((await shortCall(stack, 60_000)) === undefined)
+      throw new Error("bob's first call not done within 60 s");
+    const alone: number[] = [];
+    for (let i = 0; i < options.alone; i++) {
+      const ms = await shortCall(stack, 30_000);
+      if (ms === undefined) throw new Error("bob's call alone not done within 30 s");
+      alone.push(ms);
+    }
+    const aloneMs = median(alone);
+    const sized = await sizeFlood(stack, plan);
+    const bound = Math.round(options.bound(aloneMs, sized));
+    const flooded = performance.now();
+    await flood(stack, { ...plan, difficulty: sized.difficulty });
+    const startedMs = Math.round(performance.now() - flooded);
+    const calls: (number | undefined)[] = [];
+    const late: string[] = [];
+    for (let i = 0; i < options.during; i++)
+      calls.push(await shortCall(stack, bound, (where) => late.push(where)));
+    const sorted = [...calls].sort(
+      (a, b) => (a ?? Number.POSITIVE_INFINITY) - (b ?? Number.POSITIVE_INFINITY),
+    );
+    const during = sorted[Math.floor(sorted.length / 2)];
+    return { fairness, alone, aloneMs, flood: { ...sized, plan, startedMs }, bound, calls, during, late };
+  } finally {
+    await stack.stop();
+  }
+}
+
+/** One line of figures for a side, as the fairness tests print them. */
+export function describeSide(side: FloodSide): string {
+  const { flood: f } = side;
+  const said = (ms: number | undefined) => (ms === undefined ? `>${side.bound}` : String(ms));
+  const ratio = side.during === undefined ? '' : ` (${(side.during / side.aloneMs).toFixed(1)}x alone)`;
+  return (
+    `fairness ${side.fairness ? 'on ' : 'off'}: bob alone ${side.alone.join(' / ')} ms (median ${side.aloneMs}); ` +
+    `alice's ${f.plan.calls} calls of ${f.plan.blocks} blocks (difficulty ${f.difficulty}, ~${f.blockMs} ms a block ` +
+    `on the whole miner) started and backlogged in ${f.startedMs} ms; bob during the flood ` +
+    `${side.calls.map(said).join(' / ')} ms, median ${said(side.during)} ms${ratio}; bound ${side.bound} ms` +
+    `${side.late.length === 0 ? '' : `; at the bound: ${side.late.join(', ')}`}`
   );
 }

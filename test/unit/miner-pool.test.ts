@@ -1,5 +1,6 @@
 // The thread pool's search: the same smallest nonce as the single-threaded search, whatever the
-// thread count; a progress mark that never passes an untried nonce; prompt abort; clean close.
+// thread count; a progress mark that never passes an untried nonce; prompt abort; clean close;
+// searches served in turn, one arriving behind long ones taken by the next thread to free.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -121,6 +122,60 @@ describe('nonce pool', () => {
       () => pool.search({ header: blockHeader(spec('z', 1)), difficulty: 1, from: 0, to: 1 }),
       /closed/,
     );
+  });
+
+  /** Searches that never find a nonce, on `pool`, each from `from`; resolves once all have progressed. */
+  async function endless(pool: NoncePool, count: number, label: string) {
+    const controller = new AbortController();
+    const searches = Array.from({ length: count }, (_, i) =>
+      pool.search({
+        header: blockHeader(spec(`${label}-${i}`, 64)),
+        difficulty: 64,
+        from: 0,
+        to: MAX_NONCE + 1,
+        signal: controller.signal,
+      }),
+    );
+    for (const search of searches) search.done.catch(() => {});
+    const deadline = Date.now() + 20_000;
+    while (searches.some((s) => s.triedBelow === 0)) {
+      assert.ok(Date.now() < deadline, 'every search progressed within 20 s');
+      await delay(20);
+    }
+    return { searches, stop: () => controller.abort(new Error('stop')) };
+  }
+
+  it('a search arriving behind long ones is taken by the next thread to free, not after a turn of each', async () => {
+    const pool = new NoncePool(1);
+    try {
+      const long = await endless(pool, 8, 'long');
+      const before = long.searches.map((s) => s.triedBelow);
+      const easy = spec('easy', 1);
+      const search = pool.search({ header: blockHeader(easy), difficulty: 1, from: 0, to: MAX_NONCE + 1 });
+      assert.equal(await search.done, searchNonces(blockHeader(easy), 1, 0, MAX_NONCE + 1)?.nonce);
+      // The thread's running chunk and the one queued behind it (two per thread) finish first; no other.
+      const advanced = long.searches.filter((s, i) => s.triedBelow > (before[i] as number)).length;
+      assert.ok(advanced <= 2, `${advanced} of the 8 long searches took a turn before the new one`);
+      long.stop();
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('searches running together share the threads in turn', async () => {
+    const pool = new NoncePool(1);
+    try {
+      const { searches, stop } = await endless(pool, 3, 'together');
+      const deadline = Date.now() + 20_000;
+      while (Math.max(...searches.map((s) => s.triedBelow)) < 2 ** 23 && Date.now() < deadline)
+        await delay(50);
+      const tried = searches.map((s) => s.triedBelow);
+      stop();
+      assert.ok(Math.max(...tried) >= 2 ** 23, `progress within 20 s: ${tried.join(', ')}`);
+      assert.ok(Math.min(...tried) >= Math.max(...tried) / 2, `nonces tried per search: ${tried.join(', ')}`);
+    } finally {
+      await pool.close();
+    }
   });
 
   it('rejects bad ranges and difficulties', () => {
