@@ -81,6 +81,18 @@ function reachedFrom(entries: readonly string[], files: ReadonlyMap<string, stri
   return { reached, broken };
 }
 
+/** The bare specifiers (packages, with their subpaths) the declarations `entries` reach name, Node's aside. */
+export function namedSpecifiers(files: ReadonlyMap<string, string>, entries: readonly string[]): string[] {
+  const named = [...reachedFrom(entries, files).reached].flatMap((file) =>
+    specifiersOf(file, files.get(file) as string).filter(isPackageSpecifier),
+  );
+  return [...new Set(named)].sort();
+}
+
+function isPackageSpecifier(specifier: string): boolean {
+  return !specifier.startsWith('.') && !isBuiltin(specifier) && specifier !== 'node';
+}
+
 /**
  * What is wrong with the declarations `files` (path relative to the types root → text) for a host
  * that installs what `manifest` declares, one line each naming the file and the package: any
@@ -98,11 +110,7 @@ export function declarationProblems(
   const { reached, broken } = reachedFrom(entries, files);
   const problems = [...broken];
   for (const [file, text] of files) {
-    const named = new Set(
-      specifiersOf(file, text)
-        .filter((specifier) => !specifier.startsWith('.') && !isBuiltin(specifier) && specifier !== 'node')
-        .map(packageOf),
-    );
+    const named = new Set(specifiersOf(file, text).filter(isPackageSpecifier).map(packageOf));
     for (const name of named) {
       if (!declared.has(name))
         problems.push(
