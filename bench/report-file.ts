@@ -1,8 +1,8 @@
 // Writes docs/benchmarks.md whole or not at all: into a temporary file beside it, then renamed over
 // it, so a run killed mid-write leaves the last complete report. The sections of the file that the
-// run does not make (a part BENCH_PARTS left out, or one a single-part bench put in) are kept after
-// the run's own, each with the Run line of the run that made it; a section whose title the run
-// makes is replaced, never kept beside it. Every section is numbered once, in order.
+// run does not make (a part BENCH_PARTS left out, or one a single-part bench put in) are kept where
+// they were, each with the Run line of the run that made it; a section whose title the run makes is
+// replaced in its place, never kept beside it. Every section is numbered once, in order.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
@@ -31,18 +31,25 @@ export function numberSections(text: string): string {
   );
 }
 
-/** The report `report` with what `before` holds that it does not, each kept section with its run. */
+/**
+ * The report `report` with what `before` holds that it does not: the sections in the order `before`
+ * had them (a section of the run in place of the one of its title, so numbers and links stay put),
+ * the run's new ones after; each kept section with the Run line of the run that made it.
+ */
 export function mergedReport(before: string, report: string): string {
-  const made = new Set(sections(report).map(sectionTitle));
+  const [header = '', ...made] = sections(report);
+  const ours = new Map(made.map((section) => [sectionTitle(section), section]));
   const run = runLineOf(before);
-  const kept = sections(before)
+  const stamp = run ? `${run} (an earlier run than this report's)` : 'not recorded (an earlier run)';
+  const merged = sections(before)
     .slice(1)
-    .filter((s) => sectionTitle(s) !== 'Summary' && !made.has(sectionTitle(s)))
-    .map((s) =>
-      withRunLine(s, run ? `${run} (an earlier run than this report's)` : 'not recorded (an earlier run)'),
-    );
-  const text = kept.length > 0 ? `${report.replace(/\n+$/, '')}\n\n${kept.join('\n\n')}\n` : report;
-  return numberSections(text);
+    .map((section) => {
+      const title = sectionTitle(section);
+      const replaced = ours.get(title);
+      ours.delete(title);
+      return replaced ?? withRunLine(section, stamp);
+    });
+  return numberSections(`${[header, ...merged, ...ours.values()].join('\n\n')}\n`);
 }
 
 export function writeReport(path: string, report: string): void {

@@ -99,7 +99,7 @@ describe('bench report: one run, numbered once', () => {
     assert.ok(titles.includes('Waits that Temporal wakes'));
   });
 
-  it('a run of some parts (BENCH_PARTS) writes only their sections; the rest are kept, each with the Run line of the run that made it', () => {
+  it('a run of some parts (BENCH_PARTS) writes only their sections, each in its place; the rest are kept, each with the Run line of the run that made it', () => {
     const report = renderReport({
       machine: machineB,
       settings: { BENCH_PARTS: 'overhead+waits' },
@@ -115,9 +115,9 @@ describe('bench report: one run, numbered once', () => {
     assert.deepEqual(merged.match(/^## .*$/gm), [
       '## Summary',
       '## 1. Gateway overhead over raw Temporal',
-      '## 2. Waits that Temporal wakes',
-      '## 3. The running-task cap',
-      '## 4. Adaptive poll interval vs a fixed one',
+      '## 2. The running-task cap',
+      '## 3. Adaptive poll interval vs a fixed one',
+      '## 4. Waits that Temporal wakes',
     ]);
     assert.equal(
       merged.match(/older waits table|old overhead/g),
@@ -127,10 +127,10 @@ describe('bench report: one run, numbered once', () => {
     assert.match(merged, /^Run: 2026-12-06T00:00:00\.000Z; .*; took 1 s\.$/m);
     assert.match(
       merged,
-      /^## 3\. The running-task cap\n\nRun: 2026-12-05T05:12:55\.392Z; 2 cores \(nproc\); took 609 s\. \(an earlier run than this report's\)\n\ncap table$/m,
+      /^## 2\. The running-task cap\n\nRun: 2026-12-05T05:12:55\.392Z; 2 cores \(nproc\); took 609 s\. \(an earlier run than this report's\)\n\ncap table$/m,
     );
     // A section with its own Run line keeps it, and gets no second one.
-    assert.match(merged, /^## 4\. Adaptive poll interval vs a fixed one\n\nRun: 2026-12-03 13:07 UTC/m);
+    assert.match(merged, /^## 3\. Adaptive poll interval vs a fixed one\n\nRun: 2026-12-03 13:07 UTC/m);
     assert.equal(merged.match(/^Run: /gm)?.length, 3);
     // Written again, the same file: a kept section keeps the run that made it.
     assert.equal(mergedReport(merged, report), merged);
