@@ -120,7 +120,7 @@ function oauthSummaryRows(o: OAuthSideResult): Row[] {
   return rows;
 }
 
-export const OAUTH_HEADING = '## 8. OAuth access token vs static token';
+const OAUTH_HEADING = '## 8. OAuth access token vs static token';
 
 export function oauthSection(o: OAuthSideResult): string {
   return [

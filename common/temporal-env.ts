@@ -10,7 +10,7 @@ export const DEFAULT_TASK_QUEUE = 'mcp-mining';
  * package's public settings name them, so they stand on its peers: no worker types in a host app).
  * The worker's NativeConnection takes the same fields.
  */
-export type TemporalConnectionOptions = Pick<ConnectionOptions, 'tls' | 'metadata'> & {
+type TemporalConnectionOptions = Pick<ConnectionOptions, 'tls' | 'metadata'> & {
   address: string;
   apiKey?: string;
 };
