@@ -14,8 +14,9 @@
 // Smaller, faster runs for trying things out: BENCH_QUICK=1 (prints the report at the end and
 // writes none, unless BENCH_REPORT names a file). BENCH_REPORT=<file>: the report goes there instead
 // of docs/benchmarks.md. BENCH_PARTS=overhead,peer: only the parts named (overhead, oauth, tracing,
-// notice, peer, push, waits, scale, miner, limits, noisy, load); the others say "not measured". The OAuth
-// part alone: bench/oauth.ts.
+// notice, peer, push, waits, scale, miner, limits, noisy, load); the others' sections are kept from
+// the file as the run that made them wrote them, each with that run's Run line (bench/report-file.ts),
+// and every section is numbered once. The OAuth part alone: bench/oauth.ts.
 import { fileURLToPath } from 'node:url';
 import { GATEWAY_BUNDLE, GATEWAY_NODE_FLAGS } from '../gateway/runtime-flags.ts';
 import { compiledGateway, GATEWAY_UNDER_TSX } from '../test/support/gateway-process.ts';
@@ -81,6 +82,7 @@ const began = performance.now();
 const results: BenchResults = {
   machine: describeMachine(),
   settings: { ...settings, ...BENCH_GATEWAY_ENV, ...(ONLY ? { BENCH_PARTS: [...ONLY].join('+') } : {}) },
+  ...(ONLY ? { measured: [...ONLY] } : {}),
 };
 const save = () => {
   if (!WRITE) return;

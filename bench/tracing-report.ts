@@ -1,4 +1,6 @@
 // Part 9 of docs/benchmarks.md: tracing off vs on (bench/tracing-side-by-side.ts).
+import { describeMachine, machineLine } from './machine.ts';
+import { numberSections, sectionTitle, withRunLine } from './report-file.ts';
 import { LATENCY_HEADER, latencyRow, ratioRow, table } from './report-table.ts';
 import type { TracingSideResult } from './tracing-side-by-side.ts';
 
@@ -36,22 +38,28 @@ export function withTracingSection(report: string, t: TracingSideResult): string
 }
 
 /**
- * A report with `section` (starting with `heading`) put in: in place of an earlier one, where it
- * was, or at the end; the sections after it are kept, and the summary row marking it failed or
- * pending is dropped.
+ * A report with `section` (starting with `heading`) put in, for a part run on its own: in place of
+ * an earlier section of its title (whatever its number), where it was, or at the end; the sections
+ * after it are kept, the summary row marking it failed or pending is dropped, the section carries
+ * the Run line of this run (the report's header names another), and every section is numbered once.
  */
 export function withSection(report: string, heading: string, section: string): string {
+  const title = sectionTitle(heading) ?? heading;
   // The summary row a bench run that failed this part (or had not got to it) left says so no more.
-  const status = `| ${heading.replace(/^## \d+\. /, '')} |`;
+  const status = `| ${title} |`;
   const text = report
     .replace(/\n+$/, '')
     .split('\n')
     .filter((line) => !line.startsWith(status))
     .join('\n');
-  const start = text.indexOf(heading);
-  const next = start < 0 ? -1 : text.indexOf('\n## ', start + heading.length);
+  const start =
+    new RegExp(`^## (?:\\d+\\. )?${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm').exec(text)?.index ??
+    -1;
+  const next = start < 0 ? -1 : text.indexOf('\n## ', start + 1);
   const before = start < 0 ? text : text.slice(0, start).replace(/\n+$/, '');
   const after = start < 0 || next < 0 ? '' : text.slice(next);
+  const run = `${machineLine(describeMachine())}; written by a run of this part alone`;
   // One blank line between sections, whatever the section's own end.
-  return `${before}\n\n${section.replace(/\n+$/, '')}${after ? `\n${after}` : ''}\n`;
+  const put = withRunLine(section.replace(/\n+$/, ''), run);
+  return numberSections(`${before}\n\n${put}${after ? `\n${after}` : ''}\n`);
 }

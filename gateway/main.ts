@@ -1,6 +1,8 @@
 // `npm run gateway`: the standalone gateway, the package's first user: the settings from the
 // environment (see settings/), the package's plugin mounted at the root of a Fastify app with its
 // probes, listen, the start log, and a graceful shutdown (standalone.ts).
+// First: an unsupported Node.js is told what it needs before anything starts.
+import '../common/node-check.ts';
 import { startTracing } from '../common/tracing.ts';
 import { gatewayServer } from './app.ts';
 import { logDestination } from './http/logging.ts';

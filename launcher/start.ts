@@ -3,6 +3,8 @@
 // child processes, their logs prefixed by process name.
 // Ctrl-C / SIGTERM stops the children first, then the dev server; if any of them dies on its own,
 // the rest are stopped and `npm start` exits non-zero.
+// First: an unsupported Node.js is told what it needs before anything starts.
+import '../common/node-check.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

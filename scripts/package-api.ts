@@ -2,11 +2,14 @@
 // types alike, must be exactly those docs/embedding.md lists in the entry's section (the first
 // backticked name of each table row): gateway/index.ts (`temporal-mcp-gateway`) under
 // "## Public API", workflows/package.ts (`temporal-mcp-gateway/workflow`) under "## Workflow API".
-// An export added by accident, or one the docs forgot, fails here naming it.
+// An export added by accident, or one the docs forgot, fails here naming it. Then the declarations
+// `npm run build:package` emits (tsconfig.package.json, emitted in memory here): every package they
+// name is one a host installs with the package (scripts/declaration-imports.ts).
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { declarationProblems, entryDeclarations, type PackageManifest } from './declaration-imports.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOC = 'docs/embedding.md';
@@ -40,6 +43,30 @@ function documentedNames(heading: string): string[] {
   return [...section.matchAll(/^\| `([A-Za-z]\w*)`/gm)].map((match) => match[1] as string);
 }
 
+/** The package's declarations as tsconfig.package.json emits them: path under its outDir → text. */
+function emittedDeclarations(): { files: Map<string, string>; outDir: string } {
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.package.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
+    },
+  );
+  if (!config?.options.outDir) throw new Error('tsconfig.package.json names no outDir');
+  const { outDir } = config.options;
+  const files = new Map<string, string>();
+  ts.createProgram(config.fileNames, { ...config.options, skipLibCheck: true }).emit(
+    undefined,
+    (name, text) => files.set(relative(outDir, name), text),
+    undefined,
+    true,
+  );
+  return { files, outDir: relative(ROOT, outDir) };
+}
+
 let failed = false;
 for (const { entry, section } of ENTRIES) {
   const exported = new Set(exportedNames(entry));
@@ -55,4 +82,11 @@ for (const { entry, section } of ENTRIES) {
   failed ||= undocumented.length > 0 || gone.length > 0;
   if (!failed) console.log(`Package API: ${entry}, ${exported.size} exports, each listed in ${DOC}`);
 }
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as PackageManifest;
+const { files, outDir } = emittedDeclarations();
+const problems = declarationProblems(files, entryDeclarations(manifest, outDir), manifest);
+for (const problem of problems) console.error(`${outDir}/${problem}`);
+if (problems.length === 0)
+  console.log(`Package types: ${files.size} declarations, naming only what a host installs with the package`);
+failed ||= problems.length > 0;
 if (failed) process.exit(1);

@@ -6,7 +6,11 @@
 // client with 2025-11-25 tasks (SEP-1686) and by a 2026-07-28 client with the Tasks extension. The
 // host's own route and the probes it mounted under its prefix answer too. The folder holds no
 // dev-only package (its size is printed), and an optional feature configured without its optional
-// peer stops the app naming the package to install.
+// peer stops the app naming the package to install. The example and a host file using every type of
+// the public API (test/fixtures/embedded-host) type-check there under `strict` without skipLibCheck,
+// the package adding no error to those of its dependencies' own declarations. No optional peer is
+// installed: the declarations must stand without them, and the guard holds them out of every
+// declaration an entry reaches, so a host that installs them has nothing more to check.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,15 +21,23 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { declarationProblems } from '../scripts/declaration-imports.ts';
 import { spawnTestProcess, type TestProcess } from './support/child-process.ts';
 import { connectV1, connectV2, structured } from './support/mcp-clients.ts';
 import { PROTOCOL_VERSION, rawDispatch, TASKS_CLIENT } from './support/mcp-http.ts';
-import { installedSize, installPacked, packedTarball } from './support/packed-package.ts';
+import {
+  hostTypeCheck,
+  installedDeclarations,
+  installedSize,
+  installPacked,
+  packedTarball,
+} from './support/packed-package.ts';
 import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
 import { startWorker, type WorkerProcess } from './support/worker-process.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const HOST_FIXTURE = fileURLToPath(new URL('./fixtures/embedded-host/', import.meta.url));
 const TASK_QUEUE = `embedded-example-${process.pid}`;
 /** Small work: the mining tool is a task because the example's wait budget is 0, not because it is slow. */
 const MINING = { difficulty: 8, blocks: 2, data: 'embedded' };
@@ -42,10 +54,11 @@ let temporal: TestTemporal;
 let worker: WorkerProcess;
 let folder: string;
 
-/** The example's folder: the tarball installed with the documented peers, and server.ts. */
+/** The example's folder: the tarball installed with the documented peers, server.ts, and the typed host file. */
 async function installExample(into: string): Promise<void> {
   await installPacked(into, HOST_PEERS);
   copyFileSync(join(ROOT, 'examples/embedded/server.ts'), join(into, 'server.ts'));
+  for (const file of ['tsconfig.json', 'host.ts']) copyFileSync(join(HOST_FIXTURE, file), join(into, file));
 }
 
 /** The bin folder of the project's Node.js of `line` (scripts/install-node.sh). */
@@ -106,6 +119,20 @@ test('the host app installs the plugin and its peers only: no dev-only package, 
     assert.ok(present(peer), `${peer} installed`);
   const size = installedSize(folder);
   t.diagnostic(`host app installed size: ${size.text}`);
+});
+
+test('the installed declarations name only the dependencies and required peers the host has', () => {
+  const { files, entries, manifest } = installedDeclarations(folder);
+  assert.deepEqual(entries, ['gateway/index.d.ts', 'workflows/package.d.ts']);
+  assert.deepEqual(declarationProblems(files, entries, manifest), []);
+});
+
+test("the host app type-checks under strict without skipLibCheck: no error of the package's", async (t) => {
+  const { errors, added, named } = await hostTypeCheck(folder, 'tsconfig.json');
+  assert.deepEqual(added, [], errors.join('\n'));
+  t.diagnostic(`the declarations name ${named.join(', ')}`);
+  // Temporal's SDK 1.24 declarations fail this check by themselves, with or without the package.
+  for (const line of errors) t.diagnostic(`theirs: ${line}`);
 });
 
 test('npm publish --dry-run accepts the tarball: a publishable manifest (not private, licence, files)', async (t) => {

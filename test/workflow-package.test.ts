@@ -3,10 +3,13 @@
 // workflow`) installs the packed tarball with its Temporal dependencies, bundles its workflow with
 // the package's McpTool in it, and serves it on its own task queue; the gateway serves it as a
 // catalog tool, progress and an input round included, to its result. The project's installed size
-// is printed, and it type-checks under --strict against the installed declarations.
+// is printed, and it type-checks under --strict against the installed declarations. Apart, a
+// project holding only what the workflow side needs (the tarball without its peers, and
+// @temporalio/workflow) type-checks the workflow under `strict` without skipLibCheck, the package
+// adding no error to those of @temporalio/workflow's own declarations.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { spawnTestProcess, type TestProcess } from './support/child-process.ts';
 import { startGateway, type TestGateway } from './support/gateway-server.ts';
-import { installedSize, installPacked } from './support/packed-package.ts';
+import { hostTypeCheck, installedSize, installPacked } from './support/packed-package.ts';
 import { driveInputRound } from './support/task-round.ts';
 import { startTestTemporal, type TestTemporal } from './support/temporal.ts';
 
@@ -26,8 +29,18 @@ let temporal: TestTemporal;
 let folder: string;
 let worker: TestProcess;
 let gateway: TestGateway;
+/** The workflow side's own project: the tarball (no peers) and @temporalio/workflow, installed meanwhile. */
+let workflowOnly: { folder: string; installed: Promise<void> };
 
 before(async () => {
+  const only = mkdtempSync(join(tmpdir(), 'workflow-only-'));
+  for (const file of ['workflows.ts', 'tsconfig.workflow-only.json'])
+    copyFileSync(join(FIXTURE, file), join(only, file));
+  workflowOnly = {
+    folder: only,
+    installed: installPacked(only, ['@temporalio/workflow@~1.24.0'], { withoutPeers: true }),
+  };
+  workflowOnly.installed.catch(() => {});
   folder = mkdtempSync(join(tmpdir(), 'workflow-package-'));
   for (const file of ['package.json', 'tsconfig.json', 'workflows.ts', 'worker.ts'])
     copyFileSync(join(FIXTURE, file), join(folder, file));
@@ -58,6 +71,8 @@ after(async () => {
   await worker?.stop('SIGTERM');
   await temporal?.close();
   if (folder) rmSync(folder, { recursive: true, force: true });
+  await workflowOnly?.installed.catch(() => {});
+  if (workflowOnly) rmSync(workflowOnly.folder, { recursive: true, force: true });
 });
 
 test('the installed workflow side imports nothing but @temporalio/workflow', (t) => {
@@ -76,6 +91,22 @@ test('the project type-checks under --strict against the installed declarations'
   // The repository's compiler; everything it reads is the project's (its node_modules, its tsconfig).
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: folder });
+});
+
+test("a project with only the workflow side's needs type-checks its workflow under strict without skipLibCheck: no error of the package's", async (t) => {
+  await workflowOnly.installed;
+  const present = (name: string) =>
+    existsSync(join(workflowOnly.folder, 'node_modules', name, 'package.json'));
+  assert.equal(present('@temporalio/worker'), false, 'no worker in a workflow-only project');
+  const { errors, added, named } = await hostTypeCheck(
+    workflowOnly.folder,
+    'tsconfig.workflow-only.json',
+    (entries) => entries.filter((entry) => entry.startsWith('workflows/')),
+  );
+  assert.deepEqual(named, ['@temporalio/workflow']);
+  assert.deepEqual(added, [], errors.join('\n'));
+  // @temporalio/workflow 1.24's declarations fail this check by themselves, with or without the package.
+  for (const line of errors) t.diagnostic(`theirs: ${line}`);
 });
 
 test("the project's workflow through the gateway: progress, an input round, its result", async () => {

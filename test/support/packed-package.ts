@@ -1,14 +1,30 @@
 // The package as a registry would serve it: the tarball `npm pack` makes (prepack builds it), made
 // once. CI packs it before the suite and passes its path as PACKED_TARBALL (.ci/run); without it, a
 // test file packs its own, one file at a time (packing rebuilds dist/package, which two packs at
-// once would both write). Also: installing it into a clean folder, and that folder's installed size.
+// once would both write). Also: installing it into a clean folder, that folder's installed size, and
+// what a host's compiler says of the installed declarations.
 import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { pollUntil } from '../../common/poll.ts';
+import {
+  entryDeclarations,
+  namedSpecifiers,
+  type PackageManifest,
+} from '../../scripts/declaration-imports.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -68,14 +84,80 @@ function alive(pid: number): boolean {
 /**
  * `npm install <tarball> ...packages` in `folder` (made with a package.json when it has none), as a
  * team installs from the registry: the package's dependencies and required peers, no dev ones.
+ * `withoutPeers`: its dependencies only (npm's --legacy-peer-deps), for a project that needs none of them.
  */
-export async function installPacked(folder: string, packages: string[] = []): Promise<void> {
+export async function installPacked(
+  folder: string,
+  packages: string[] = [],
+  { withoutPeers = false } = {},
+): Promise<void> {
   if (!existsSync(join(folder, 'package.json')))
     writeFileSync(join(folder, 'package.json'), '{ "name": "app", "private": true, "type": "module" }\n');
   const tarball = await packedTarball();
-  await run('npm', ['install', tarball, ...packages, '--prefer-offline', '--no-audit', '--no-fund'], {
+  const flags = [
+    '--prefer-offline',
+    '--no-audit',
+    '--no-fund',
+    ...(withoutPeers ? ['--legacy-peer-deps'] : []),
+  ];
+  await run('npm', ['install', tarball, ...packages, ...flags], { cwd: folder });
+}
+
+/** The installed package's declarations (path under its types folder → text) and its manifest. */
+export function installedDeclarations(folder: string): {
+  files: Map<string, string>;
+  entries: string[];
+  manifest: PackageManifest;
+} {
+  const installed = join(folder, 'node_modules/temporal-mcp-gateway');
+  const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as PackageManifest;
+  const typesRoot = 'dist/package/types';
+  const files = new Map<string, string>();
+  for (const file of readdirSync(join(installed, typesRoot), { recursive: true, encoding: 'utf8' }))
+    if (file.endsWith('.d.ts')) files.set(file, readFileSync(join(installed, typesRoot, file), 'utf8'));
+  return { files, entries: entryDeclarations(manifest, typesRoot), manifest };
+}
+
+/** tsc's errors for the project `tsconfig` of `folder`, one line each (the repository's compiler). */
+async function typeErrors(folder: string, tsconfig: string): Promise<string[]> {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const output = await run(process.execPath, [tsc, '-p', tsconfig, '--pretty', 'false'], {
     cwd: folder,
-  });
+  }).then(
+    ({ stdout }) => ({ stdout, failed: false }),
+    (err: { stdout?: string; stderr?: string }) => ({ stdout: `${err.stdout}${err.stderr}`, failed: true }),
+  );
+  const errors = output.stdout.split('\n').filter((line) => /error TS\d+:/.test(line));
+  if (output.failed && errors.length === 0) throw new Error(`tsc -p ${tsconfig} failed: ${output.stdout}`);
+  return errors;
+}
+
+/**
+ * What a host's compiler says of the project `tsconfig` in `folder`: `errors`, every one, and
+ * `added`, those a control project does not get. The control has the same options and imports only
+ * what the package's declarations reachable from `entries` name (the packages' own declarations, as
+ * a host without the package would read them): an error in those is theirs, anything else is ours.
+ */
+export async function hostTypeCheck(
+  folder: string,
+  tsconfig: string,
+  entries: (all: string[]) => string[] = (all) => all,
+): Promise<{ errors: string[]; added: string[]; named: string[] }> {
+  const declarations = installedDeclarations(folder);
+  const named = namedSpecifiers(declarations.files, entries(declarations.entries));
+  writeFileSync(
+    join(folder, 'control.ts'),
+    `${named.map((specifier, i) => `import type * as named${i} from '${specifier}';`).join('\n')}\nexport {};\n`,
+  );
+  writeFileSync(
+    join(folder, 'tsconfig.control.json'),
+    JSON.stringify({ extends: `./${tsconfig}`, files: ['control.ts'] }),
+  );
+  const [errors, upstream] = await Promise.all([
+    typeErrors(folder, tsconfig),
+    typeErrors(folder, 'tsconfig.control.json'),
+  ]);
+  return { errors, added: errors.filter((line) => !upstream.includes(line)), named };
 }
 
 /** What `folder/node_modules` holds: its packages and their files' bytes (links not followed). */
