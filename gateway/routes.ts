@@ -55,6 +55,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayRoutesOptions> = async (ap
     app.addHook('onRequest', originValidation(hostnames));
   }
   if (options.probes) probes(app, settings, backend);
+  // Counted among the gateways sharing the per-principal bounds while it serves (temporal/fleet.ts).
+  backend.fleet.join();
+  app.addHook('onClose', async () => backend.fleet.leave());
   const oauth = settings.oauth && !options.authenticate ? new OAuthResourceServer(settings.oauth) : undefined;
   const auth: Authentication = options.authenticate
     ? { tokens: new Map() }
@@ -176,6 +179,7 @@ function mcp(app: FastifyInstance, settings: GatewaySettings, parts: McpParts): 
       pollIntervalFor: pacedIntervals(settings.pollPacing),
     },
     listen: settings.listen,
+    fleet: backend.fleet,
     requestStateTtlSeconds: settings.inputStateTtlSeconds,
     clientWaitBudgets: settings.clientWaitBudgets,
     artifacts: {
