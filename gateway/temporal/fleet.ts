@@ -2,10 +2,11 @@
 // holds a long poll on a task queue of its own that no work is ever sent to (`<task queue>-gateways`),
 // renewed as soon as it ends, and counts the identities Temporal saw poll there recently. The count
 // is refreshed in the background; a request reads it from memory.
-import { hostname } from 'node:os';
+
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { temporal } from '@temporalio/proto';
+import { fleetGateways } from '../shared/metrics.ts';
 import type { TemporalCalls } from './client.ts';
 
 /** What a request reads: the gateways sharing the per-principal bounds, at least 1. */
@@ -75,7 +76,7 @@ export class GatewayFleet implements FleetSize {
     this.left.abort();
   }
 
-  private get queue(): temporal.api.taskqueue.v1.ITaskQueue {
+  private get queue() {
     return { name: this.taskQueue, kind: 1 /* TASK_QUEUE_KIND_NORMAL */ };
   }
 
@@ -104,6 +105,7 @@ export class GatewayFleet implements FleetSize {
           }),
         );
         this.gateways = fleetFromPollers(described.pollers ?? [], this.identity);
+        fleetGateways.set(this.gateways);
       } catch {
         // Temporal unreachable: keep the last count rather than guess.
       }
