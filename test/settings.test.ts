@@ -189,7 +189,10 @@ describe('gateway settings by area', () => {
     );
     // The fleet's size is Temporal's count, not a setting: any bound stands, whatever the fleet.
     assert.equal(limitsFromEnv({ MCP_MAX_WAITS_PER_PRINCIPAL: '1' }).maxWaitsPerPrincipal, 1);
-    assert.equal(limitsFromEnv({ MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL: '1' }).listen.maxStreamsPerPrincipal, 1);
+    assert.equal(
+      limitsFromEnv({ MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL: '1' }).listen.maxStreamsPerPrincipal,
+      1,
+    );
     assert.equal(limits.stuckRunGraceMs, 15 * 60 * 1000);
     assert.equal(limitsFromEnv({ MCP_STUCK_RUN_GRACE_MS: '0' }).stuckRunGraceMs, 0);
     refused(

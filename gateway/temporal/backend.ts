@@ -83,10 +83,7 @@ export class TemporalBackend implements RunParts {
     this.fleet = new GatewayFleet(this.calls, options.fleetTaskQueue);
     this.views = new RunViews(this.calls, options.serverSecret, stuckRuns);
     this.optionalAttributes = new OptionalAttributes(this.calls);
-    this.waits = new RunWaits(
-      this.calls,
-      new WaitCounts(options.maxWaitsPerPrincipal ?? 0, this.fleet),
-    );
+    this.waits = new RunWaits(this.calls, new WaitCounts(options.maxWaitsPerPrincipal ?? 0, this.fleet));
     this.starts = new RunStarts({
       calls: this.calls,
       views: this.views,
