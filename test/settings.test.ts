@@ -368,7 +368,6 @@ describe('loadSettings', () => {
       'port',
       'queryTimeoutMs',
       'readyTimeoutMs',
-      'replicas',
       'requestTimeoutMs',
       'staticScopes',
       'stuckRunGraceMs',
