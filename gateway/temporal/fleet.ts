@@ -83,13 +83,15 @@ export class GatewayFleet implements FleetSize {
   private async keepPolling(): Promise<void> {
     const { client, options } = this.calls;
     while (!this.left.signal.aborted) {
+      const from = Date.now();
       try {
         const poll = { namespace: options.namespace, taskQueue: this.queue, identity: this.identity };
         await this.calls.call(() => client.workflowService.pollActivityTaskQueue(poll), POLL_DEADLINE_MS);
       } catch {
         // Temporal down or the poll cut: the last count stands; poll again shortly.
-        await this.pause(RETRY_MS);
       }
+      // Never more than a poll a RETRY_MS, whatever answers early.
+      await this.pause(RETRY_MS - (Date.now() - from));
     }
   }
 
@@ -114,6 +116,7 @@ export class GatewayFleet implements FleetSize {
   }
 
   private pause(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
     return delay(ms, undefined, { signal: this.left.signal, ref: false }).catch(() => {});
   }
 }
