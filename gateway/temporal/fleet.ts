@@ -2,7 +2,6 @@
 // holds a long poll on a task queue of its own that no work is ever sent to (`<task queue>-gateways`),
 // renewed as soon as it ends, and counts the identities Temporal saw poll there recently. The count
 // is refreshed in the background; a request reads it from memory.
-
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -20,7 +19,7 @@ const POLL_DEADLINE_MS = 3_000;
 const REFRESH_MS = 2_000;
 /** A poller seen this long before the newest one still counts: a few of its polls may be missed. */
 const FRESH_MS = 5_000;
-/** After a failed poll (Temporal down), the next one waits this long. */
+/** Polls start at least this far apart: a failed one (Temporal down) is tried again after it. */
 const RETRY_MS = 1_000;
 
 /**
@@ -90,7 +89,6 @@ export class GatewayFleet implements FleetSize {
       } catch {
         // Temporal down or the poll cut: the last count stands; poll again shortly.
       }
-      // Never more than a poll a RETRY_MS, whatever answers early.
       await this.pause(RETRY_MS - (Date.now() - from));
     }
   }
