@@ -114,7 +114,7 @@ export function backendOptions(settings: GatewaySettings, serverSecret: Buffer):
     stuckRunGraceMs: settings.stuckRunGraceMs,
     maxStartsPerSecond: settings.maxStartsPerSecond,
     maxWaitsPerPrincipal: settings.maxWaitsPerPrincipal,
-    fleetTaskQueue: `${settings.temporal.taskQueue}-gateways`,
+    fleetTaskQueue: `${settings.fleet ?? settings.temporal.taskQueue}-gateways`,
     fairnessWeights: settings.fairnessWeights,
   };
 }

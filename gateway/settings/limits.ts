@@ -1,7 +1,7 @@
 // How long the gateway waits on Temporal, how long what it hands out stays valid, and how much one
 // principal or stream may hold: timeouts, the running-task cap, pushed status, input state.
 import * as z from 'zod/v4';
-import { integer, nameValueList, parseSettings, setting } from '../../common/settings.ts';
+import { integer, nameValueList, parseSettings, setting, text } from '../../common/settings.ts';
 import type { SubscriptionLimits } from '../mcp/method-context.ts';
 import { MAX_SLOTS } from '../temporal/task-ids.ts';
 import { DEFAULTS } from './defaults.ts';
@@ -29,6 +29,8 @@ export interface LimitSettings {
   maxWaitsPerPrincipal: number;
   /** Fairness weights per principal (MCP_FAIRNESS_WEIGHTS); a principal not named weighs 1. */
   fairnessWeights: Map<string, number>;
+  /** The gateways sharing those bounds (MCP_FLEET); absent: those on the same task queue. */
+  fleet?: string;
 }
 
 /** Temporal clamps fairness weights to this range. */
@@ -81,6 +83,7 @@ const limitsSchema = z
       1_000_000,
     ),
     MCP_FAIRNESS_WEIGHTS: setting('MCP_FAIRNESS_WEIGHTS', fairnessWeights),
+    MCP_FLEET: text('MCP_FLEET'),
   })
   .transform(
     (env): LimitSettings => ({
@@ -100,6 +103,7 @@ const limitsSchema = z
       maxStartsPerSecond: env.MCP_MAX_STARTS_PER_SECOND,
       maxWaitsPerPrincipal: env.MCP_MAX_WAITS_PER_PRINCIPAL,
       fairnessWeights: env.MCP_FAIRNESS_WEIGHTS,
+      ...(env.MCP_FLEET ? { fleet: env.MCP_FLEET } : {}),
     }),
   );
 
