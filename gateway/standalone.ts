@@ -43,8 +43,8 @@ export function logStart(app: FastifyInstance, { config, bound, secretSource, tr
   // Gone since the gateways are counted from Temporal: an operator upgrading is told it does nothing.
   if (process.env.MCP_GATEWAY_REPLICAS !== undefined)
     app.log.warn(
-      'gateway: MCP_GATEWAY_REPLICAS is ignored: the gateways sharing a principal\'s bounds are counted ' +
-        `from Temporal (those polling "${config.temporal.taskQueue}-gateways"); unset it`,
+      "gateway: MCP_GATEWAY_REPLICAS is ignored: the gateways sharing a principal's bounds are counted " +
+        `from Temporal (those polling "${config.fleet ?? config.temporal.taskQueue}-gateways"); unset it`,
     );
   if (config.plaintextSecrets)
     app.log.warn(
