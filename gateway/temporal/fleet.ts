@@ -85,7 +85,7 @@ export class GatewayFleet implements FleetSize {
       const from = Date.now();
       try {
         const poll = { namespace: options.namespace, taskQueue: this.queue, identity: this.identity };
-        await this.calls.call(() => client.workflowService.pollActivityTaskQueue(poll), POLL_DEADLINE_MS);
+        await this.send(() => client.workflowService.pollActivityTaskQueue(poll), POLL_DEADLINE_MS);
       } catch {
         // Temporal down or the poll cut: the last count stands; poll again shortly.
       }
@@ -97,12 +97,14 @@ export class GatewayFleet implements FleetSize {
     const { client, options } = this.calls;
     while (!this.left.signal.aborted) {
       try {
-        const described = await this.calls.call(() =>
-          client.workflowService.describeTaskQueue({
-            namespace: options.namespace,
-            taskQueue: this.queue,
-            taskQueueType: 2 /* TASK_QUEUE_TYPE_ACTIVITY */,
-          }),
+        const described = await this.send(
+          () =>
+            client.workflowService.describeTaskQueue({
+              namespace: options.namespace,
+              taskQueue: this.queue,
+              taskQueueType: 2 /* TASK_QUEUE_TYPE_ACTIVITY */,
+            }),
+          options.callTimeoutMs,
         );
         this.gateways = fleetFromPollers(described.pollers ?? [], this.identity);
         fleetGateways.set(this.gateways);
@@ -111,6 +113,15 @@ export class GatewayFleet implements FleetSize {
       }
       await this.pause(REFRESH_MS);
     }
+  }
+
+  /**
+   * One call under its deadline, cut when the gateway leaves (before its connection closes). Apart
+   * from the requests' calls: what this background work meets says nothing of a request's Temporal.
+   */
+  private send<T>(call: () => Promise<T>, timeoutMs: number): Promise<T> {
+    const { client } = this.calls;
+    return client.withAbortSignal(this.left.signal, () => client.withDeadline(Date.now() + timeoutMs, call));
   }
 
   private pause(ms: number): Promise<void> {
