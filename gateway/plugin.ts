@@ -66,8 +66,10 @@ async function catalogTools(settings: GatewaySettings, catalog: TemporalMcpOptio
  * Temporal must not hold the close up), after a connection attempt under way has settled: closing
  * under one throws from inside the client.
  */
-function closeWithApp(app: FastifyInstance, client: Client): void {
+function closeWithApp(app: FastifyInstance, client: Client, backend: TemporalBackend): void {
   app.addHook('onClose', async () => {
+    // The fleet's background polls end first: none may start on a closed connection.
+    backend.fleet.leave();
     const closed = client.connection
       .ensureConnected()
       .catch(() => {})
@@ -98,5 +100,5 @@ export const temporalMcp: FastifyPluginAsync<TemporalMcpOptions> = async (app, o
     ...(options.tools ? { hostTools: options.tools } : {}),
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
   });
-  if (!options.client) closeWithApp(app, client);
+  if (!options.client) closeWithApp(app, client, backend);
 };

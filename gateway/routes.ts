@@ -56,6 +56,10 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayRoutesOptions> = async (ap
     app.addHook('onRequest', originValidation(hostnames));
   }
   if (options.probes) probes(app, settings, backend);
+  // Counted among the gateways sharing the per-principal bounds while it serves (temporal/fleet.ts):
+  // from ready, so an app that fails to start never polls.
+  app.addHook('onReady', async () => backend.fleet.join());
+  app.addHook('onClose', async () => backend.fleet.leave());
   const oauth = settings.oauth && !options.authenticate ? new OAuthResourceServer(settings.oauth) : undefined;
   const auth: Authentication = options.authenticate
     ? { tokens: new Map() }
@@ -192,6 +196,7 @@ function mcp(app: FastifyInstance, settings: GatewaySettings, parts: McpParts): 
       pollIntervalFor: pacedIntervals(settings.pollPacing),
     },
     listen: settings.listen,
+    fleet: backend.fleet,
     requestStateTtlSeconds: settings.inputStateTtlSeconds,
     clientWaitBudgets: settings.clientWaitBudgets,
     artifacts: {

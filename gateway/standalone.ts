@@ -40,6 +40,12 @@ export function logStart(app: FastifyInstance, { config, bound, secretSource, tr
     `gateway: tools from ${config.toolsFile ?? 'the built-in catalog'}: ${config.tools.map((t) => t.name).join(', ')}`,
   );
   for (const line of budgetWarnings(config)) app.log.warn(`gateway: ${line}`);
+  // Gone since the gateways are counted from Temporal: an operator upgrading is told it does nothing.
+  if (process.env.MCP_GATEWAY_REPLICAS !== undefined)
+    app.log.warn(
+      "gateway: MCP_GATEWAY_REPLICAS is ignored: the gateways sharing a principal's bounds are counted " +
+        `from Temporal (those polling "${config.fleet ?? config.temporal.taskQueue}-gateways"); unset it`,
+    );
   if (config.plaintextSecrets)
     app.log.warn(
       `gateway: MCP_ALLOW_PLAINTEXT_SECRETS=true: the secret arguments of ${config.plaintextSecrets.join('; ')} ` +

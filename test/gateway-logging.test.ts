@@ -50,6 +50,7 @@ before(async () => {
       callTimeoutMs: config.temporalTimeoutMs,
       queryTimeoutMs: config.queryTimeoutMs,
       serverSecret: Buffer.from('logging-test-server-secret-0123456789abcdef'),
+      fleetTaskQueue: `gateway-logging-${process.pid}-gateways`,
     });
   app = buildApp(config, { backend: backend(), logger: { level: 'trace', stream } });
   origin = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -42,6 +42,7 @@ function backendWith(limit: number): TemporalBackend {
     callTimeoutMs: 10_000,
     queryTimeoutMs: 1_000,
     serverSecret: SECRET,
+    fleetTaskQueue: 'running-slots-gateways',
     maxRunningTasks: limit,
   });
 }

@@ -173,7 +173,6 @@ describe('gateway settings by area', () => {
       maxStreams: DEFAULTS.listenMaxStreams,
       maxStreamsPerPrincipal: DEFAULTS.listenMaxStreamsPerPrincipal,
       keepAliveMs: DEFAULTS.listenKeepAliveMs,
-      replicas: 1,
     });
     assert.equal(limitsFromEnv({ MCP_MAX_RUNNING_TASKS: '0' }).maxRunningTasks, 0);
     assert.equal(limits.maxStartsPerSecond, 50);
@@ -194,18 +193,11 @@ describe('gateway settings by area', () => {
       () => limitsFromEnv({ MCP_MAX_WAITS_PER_PRINCIPAL: '-1' }),
       /^MCP_MAX_WAITS_PER_PRINCIPAL must be an integer from 0/,
     );
-    // The replicas share each per-principal bound: a bound below their number is refused, 0 is none.
-    assert.equal(limits.replicas, 1);
-    const shared = limitsFromEnv({ MCP_GATEWAY_REPLICAS: '3', MCP_MAX_STARTS_PER_SECOND: '0' });
-    assert.equal(shared.replicas, 3);
-    assert.equal(shared.listen.replicas, 3);
-    refused(
-      () => limitsFromEnv({ MCP_GATEWAY_REPLICAS: '4', MCP_MAX_WAITS_PER_PRINCIPAL: '3' }),
-      /^MCP_MAX_WAITS_PER_PRINCIPAL is 3, below MCP_GATEWAY_REPLICAS \(4\)/,
-    );
-    refused(
-      () => limitsFromEnv({ MCP_GATEWAY_REPLICAS: '0' }),
-      /^MCP_GATEWAY_REPLICAS must be an integer from 1 to 1000/,
+    // The fleet's size is Temporal's count, not a setting: any bound stands, whatever the fleet.
+    assert.equal(limitsFromEnv({ MCP_MAX_WAITS_PER_PRINCIPAL: '1' }).maxWaitsPerPrincipal, 1);
+    assert.equal(
+      limitsFromEnv({ MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL: '1' }).listen.maxStreamsPerPrincipal,
+      1,
     );
     assert.equal(limits.stuckRunGraceMs, 15 * 60 * 1000);
     assert.equal(limitsFromEnv({ MCP_STUCK_RUN_GRACE_MS: '0' }).stuckRunGraceMs, 0);
@@ -382,7 +374,6 @@ describe('loadSettings', () => {
       'port',
       'queryTimeoutMs',
       'readyTimeoutMs',
-      'replicas',
       'requestTimeoutMs',
       'staticScopes',
       'stuckRunGraceMs',

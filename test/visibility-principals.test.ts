@@ -18,6 +18,7 @@ before(async () => {
     callTimeoutMs: 10_000,
     queryTimeoutMs: 1_000,
     serverSecret: Buffer.from(TEST_SERVER_SECRET),
+    fleetTaskQueue: 'visibility-principals-gateways',
     maxRunningTasks: 4,
   });
 });

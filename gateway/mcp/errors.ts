@@ -194,39 +194,37 @@ function runningTaskLimit({ principal, running, limit }: RunningTaskLimitError):
 }
 
 /** A start past the principal's starts per second: refused before anything was sent. */
-function startRateLimit({ perSecond, retryAfterMs, replicas }: StartRateLimitError): ProtocolError {
+function startRateLimit({ perSecond, retryAfterMs, gateways }: StartRateLimitError): ProtocolError {
   return new ProtocolError(
     LIMIT_EXCEEDED,
     `Too many starts: this caller may start at most ${perSecond} runs a second (MCP_MAX_STARTS_PER_SECOND)` +
-      `${sharedBy(replicas)}; nothing was started, so calling again in ${retryAfterMs} ms is safe`,
+      `${sharedBy(gateways)}; nothing was started, so calling again in ${retryAfterMs} ms is safe`,
     {
       reason: 'start_rate_limit',
       setting: 'MCP_MAX_STARTS_PER_SECOND',
       limit: perSecond,
       retryAfterMs,
-      ...(replicas > 1 ? { replicas } : {}),
+      ...(gateways > 1 ? { gateways } : {}),
     },
   );
 }
 
-/** How a per-principal bound is shared when several replicas hold it (none said for one). */
-function sharedBy(replicas: number): string {
-  return replicas > 1
-    ? `, shared by the gateway's ${replicas} replicas (MCP_GATEWAY_REPLICAS), each admitting its share`
-    : '';
+/** How a per-principal bound is shared when several gateways serve (none said for one). */
+function sharedBy(gateways: number): string {
+  return gateways > 1 ? `, shared by the ${gateways} gateways serving now, each admitting its share` : '';
 }
 
 /** A call that would wait, past the principal's concurrent waits: refused before anything was done. */
-function waitLimit({ limit, replicas }: WaitLimitError): ProtocolError {
+function waitLimit({ limit, gateways }: WaitLimitError): ProtocolError {
   return new ProtocolError(
     LIMIT_EXCEEDED,
     `Too many waiting calls: this caller may have ${limit} calls waiting on runs at once (MCP_MAX_WAITS_PER_PRINCIPAL)` +
-      `${sharedBy(replicas)}; nothing was done, so call again once one has answered, or poll with tasks/get`,
+      `${sharedBy(gateways)}; nothing was done, so call again once one has answered, or poll with tasks/get`,
     {
       reason: 'wait_limit',
       setting: 'MCP_MAX_WAITS_PER_PRINCIPAL',
       limit,
-      ...(replicas > 1 ? { replicas } : {}),
+      ...(gateways > 1 ? { gateways } : {}),
     },
   );
 }
@@ -241,12 +239,12 @@ export function subscriptionLimit(limit: number): ProtocolError {
   );
 }
 
-/** Too many task streams open for one principal on this gateway. */
-export function principalSubscriptionLimit(limit: number, replicas: number): ProtocolError {
+/** Too many task streams open for one principal: this gateway's share of the fleet's bound is held. */
+export function principalSubscriptionLimit(limit: number, gateways: number): ProtocolError {
   return new ProtocolError(
     LIMIT_EXCEEDED,
     `Too many task streams (subscriptions/listen and tasks/result) open for this caller (the limit is ${limit}, ` +
-      `MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL${sharedBy(replicas)}); watch several tasks on one stream, or poll with tasks/get`,
+      `MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL${sharedBy(gateways)}); watch several tasks on one stream, or poll with tasks/get`,
     { reason: 'principal_subscription_limit' },
   );
 }

@@ -4,6 +4,7 @@ import type { CallToolRequest, Server, ServerContext } from '@modelcontextprotoc
 import type { ArtifactStore } from '../../common/artifact-store.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { RunParts } from '../temporal/backend.ts';
+import type { FleetSize } from '../temporal/fleet.ts';
 import type { ParsedTaskIds, TaskName } from '../temporal/task-ids.ts';
 import type { Catalog } from './catalog.ts';
 import type { InputRounds } from './input-rounds.ts';
@@ -24,10 +25,8 @@ export interface SubscriptionLimits {
   maxTasksPerStream: number;
   /** Task streams open at once on this gateway. */
   maxStreams: number;
-  /** Task streams one principal may hold open at once, of all replicas together (each admits its share). */
+  /** Task streams one principal may hold open at once, of the whole fleet (each gateway admits its share). */
   maxStreamsPerPrincipal: number;
-  /** The gateway replicas sharing the per-principal bound (MCP_GATEWAY_REPLICAS). */
-  replicas: number;
   /** Comment frames that keep idle proxies from closing the stream. */
   keepAliveMs: number;
 }
@@ -39,6 +38,8 @@ export interface McpDeps extends RunParts {
   catalog: Catalog;
   timing: TaskTiming;
   listen: SubscriptionLimits;
+  /** The gateways sharing the per-principal bounds, as Temporal counts them (read per request). */
+  fleet: FleetSize;
   /** How long an input_required answer's requestState stays valid. */
   requestStateTtlSeconds: number;
   /** Wait budgets per MCP client (lower-cased clientInfo.name); each tool's budget caps them. */

@@ -1,7 +1,8 @@
 import type { Caller } from '../shared/caller.ts';
 import { countOpen, taskSubscriptions } from '../shared/metrics.ts';
 import { META } from '../shared/protocol.ts';
-import { replicaShare } from '../temporal/principal-limits.ts';
+import type { FleetSize } from '../temporal/fleet.ts';
+import { gatewayShare } from '../temporal/principal-limits.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { ParsedTaskIds } from '../temporal/task-ids.ts';
 import { invalidParams, principalSubscriptionLimit, slowSubscriber, subscriptionLimit } from './errors.ts';
@@ -108,7 +109,7 @@ export class TaskSubscriptions {
   private readonly closers = new Set<() => void>();
   private readonly watches: TaskWatches;
 
-  constructor(private readonly deps: TaskWatchesDeps & { listen: SubscriptionLimits }) {
+  constructor(private readonly deps: TaskWatchesDeps & { listen: SubscriptionLimits; fleet: FleetSize }) {
     this.watches = new TaskWatches(deps);
   }
 
@@ -170,8 +171,9 @@ export class TaskSubscriptions {
     const limits = this.deps.listen;
     if (this.open >= limits.maxStreams) throw subscriptionLimit(limits.maxStreams);
     const held = this.openBy.get(principal) ?? 0;
-    if (held >= Math.floor(replicaShare(limits.maxStreamsPerPrincipal, limits.replicas)))
-      throw principalSubscriptionLimit(limits.maxStreamsPerPrincipal, limits.replicas);
+    const { fleet } = this.deps;
+    if (held >= gatewayShare(limits.maxStreamsPerPrincipal, fleet))
+      throw principalSubscriptionLimit(limits.maxStreamsPerPrincipal, fleet.gateways);
     this.open++;
     this.openBy.set(principal, held + 1);
     let released = false;

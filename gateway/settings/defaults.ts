@@ -11,7 +11,6 @@ export const DEFAULTS = {
   maxRunningTasks: 100,
   maxStartsPerSecond: 50,
   maxWaitsPerPrincipal: 100,
-  replicas: 1,
   pollMinIntervalMs: 0,
   pollFastIntervalMs: 500,
   pollInputIntervalMs: 30_000,

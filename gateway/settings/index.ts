@@ -114,7 +114,7 @@ export function backendOptions(settings: GatewaySettings, serverSecret: Buffer):
     stuckRunGraceMs: settings.stuckRunGraceMs,
     maxStartsPerSecond: settings.maxStartsPerSecond,
     maxWaitsPerPrincipal: settings.maxWaitsPerPrincipal,
-    replicas: settings.replicas,
+    fleetTaskQueue: `${settings.fleet ?? settings.temporal.taskQueue}-gateways`,
     fairnessWeights: settings.fairnessWeights,
   };
 }

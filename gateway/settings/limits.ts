@@ -1,7 +1,7 @@
 // How long the gateway waits on Temporal, how long what it hands out stays valid, and how much one
 // principal or stream may hold: timeouts, the running-task cap, pushed status, input state.
 import * as z from 'zod/v4';
-import { integer, nameValueList, parseSettings, setting } from '../../common/settings.ts';
+import { integer, nameValueList, parseSettings, setting, text } from '../../common/settings.ts';
 import type { SubscriptionLimits } from '../mcp/method-context.ts';
 import { MAX_SLOTS } from '../temporal/task-ids.ts';
 import { DEFAULTS } from './defaults.ts';
@@ -23,14 +23,14 @@ export interface LimitSettings {
   inputStateTtlSeconds: number;
   /** How long a run stuck on a size cause is answered failed before a poll ends it; 0: at once. */
   stuckRunGraceMs: number;
-  /** Starts per second one principal may make, of all replicas together; 0: no bound. */
+  /** Starts per second one principal may make, of the whole fleet; 0: no bound. */
   maxStartsPerSecond: number;
-  /** Waits holding a Temporal long poll one principal may have at once, of all replicas together; 0: no bound. */
+  /** Waits holding a Temporal long poll one principal may have at once, of the whole fleet; 0: no bound. */
   maxWaitsPerPrincipal: number;
-  /** The gateway replicas sharing the per-principal bounds: each admits its share. */
-  replicas: number;
   /** Fairness weights per principal (MCP_FAIRNESS_WEIGHTS); a principal not named weighs 1. */
   fairnessWeights: Map<string, number>;
+  /** The gateways sharing those bounds (MCP_FLEET); absent: those on the same task queue. */
+  fleet?: string;
 }
 
 /** Temporal clamps fairness weights to this range. */
@@ -50,13 +50,6 @@ function fairnessWeights(raw: string | undefined): Map<string, number> {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** The per-principal bounds the gateway's replicas share (MCP_GATEWAY_REPLICAS): each admits its share. */
-const SHARED_BOUNDS = [
-  'MCP_MAX_STARTS_PER_SECOND',
-  'MCP_MAX_WAITS_PER_PRINCIPAL',
-  'MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL',
-] as const;
 
 const limitsSchema = z
   .object({
@@ -90,20 +83,7 @@ const limitsSchema = z
       1_000_000,
     ),
     MCP_FAIRNESS_WEIGHTS: setting('MCP_FAIRNESS_WEIGHTS', fairnessWeights),
-    MCP_GATEWAY_REPLICAS: integer('MCP_GATEWAY_REPLICAS', DEFAULTS.replicas, 1, 1_000),
-  })
-  .superRefine((env, ctx) => {
-    // A share below one would admit nothing on a replica, or (rounded up) more than the bound in all.
-    for (const name of SHARED_BOUNDS) {
-      const bound = env[name];
-      if (bound === 0 || bound >= env.MCP_GATEWAY_REPLICAS) continue;
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          `${name} is ${bound}, below MCP_GATEWAY_REPLICAS (${env.MCP_GATEWAY_REPLICAS}): each replica admits its ` +
-          'share of the bound, so it must be at least the number of replicas (or 0, no bound, where allowed)',
-      });
-    }
+    MCP_FLEET: text('MCP_FLEET'),
   })
   .transform(
     (env): LimitSettings => ({
@@ -117,14 +97,13 @@ const limitsSchema = z
         maxStreams: env.MCP_LISTEN_MAX_STREAMS,
         maxStreamsPerPrincipal: env.MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL,
         keepAliveMs: DEFAULTS.listenKeepAliveMs,
-        replicas: env.MCP_GATEWAY_REPLICAS,
       },
       inputStateTtlSeconds: env.MCP_INPUT_STATE_TTL_SECONDS,
       stuckRunGraceMs: env.MCP_STUCK_RUN_GRACE_MS,
       maxStartsPerSecond: env.MCP_MAX_STARTS_PER_SECOND,
       maxWaitsPerPrincipal: env.MCP_MAX_WAITS_PER_PRINCIPAL,
-      replicas: env.MCP_GATEWAY_REPLICAS,
       fairnessWeights: env.MCP_FAIRNESS_WEIGHTS,
+      ...(env.MCP_FLEET ? { fleet: env.MCP_FLEET } : {}),
     }),
   );
 

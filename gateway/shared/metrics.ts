@@ -92,6 +92,12 @@ export const taskSubscriptions = new Gauge({
   registers: [registry],
 });
 
+export const fleetGateways = new Gauge({
+  name: 'mcp_gateway_fleet_gateways',
+  help: 'Gateways sharing the per-principal bounds, as Temporal last counted them (this one included)',
+  registers: [registry],
+});
+
 /** Open task watches and subscription streams right now. */
 export async function openTaskStreams(): Promise<{ watches: number; subscriptions: number }> {
   const value = async (gauge: Gauge) => (await gauge.get()).values[0]?.value ?? 0;

@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import { RunActions } from './actions.ts';
 import { type CallOptions, TemporalCalls } from './client.ts';
 import type { FairnessWeights } from './fairness.ts';
+import { GatewayFleet } from './fleet.ts';
 import { RunListing } from './listing.ts';
 import { OptionalAttributes } from './optional-attributes.ts';
 import { StartRate, WaitCounts } from './principal-limits.ts';
@@ -25,12 +26,12 @@ export interface BackendOptions extends CallOptions {
   stuckRunGraceMs?: number;
   /** Told each run the gateway ended (or failed to end) that way: a line for the log. */
   onStuckRun?: (run: { workflowId: string; runId: string }, message: string) => void;
-  /** Starts per second one principal may make, of all replicas together; 0 or absent: no bound. */
+  /** Starts per second one principal may make, of the whole fleet; 0 or absent: no bound. */
   maxStartsPerSecond?: number;
-  /** Waits one principal may hold at once, of all replicas together; 0 or absent: no bound. */
+  /** Waits one principal may hold at once, of the whole fleet; 0 or absent: no bound. */
   maxWaitsPerPrincipal?: number;
-  /** The gateway replicas sharing those bounds, each admitting its share (absent: 1). */
-  replicas?: number;
+  /** The queue the gateways poll to be counted (fleet.ts): `<task queue>-gateways`. */
+  fleetTaskQueue: string;
   /** Fairness weights per principal (fairness.ts). */
   fairnessWeights?: FairnessWeights;
 }
@@ -56,6 +57,8 @@ export class TemporalBackend implements RunParts {
   readonly optionalAttributes: OptionalAttributes;
   /** The running-task cap, when there is one. */
   readonly slots?: RunningTaskSlots;
+  /** The gateways sharing the per-principal bounds; counting starts when the routes join (routes.ts). */
+  readonly fleet: GatewayFleet;
 
   constructor(
     client: Client,
@@ -77,12 +80,10 @@ export class TemporalBackend implements RunParts {
           })
         : undefined;
     if (slots) this.slots = slots;
+    this.fleet = new GatewayFleet(this.calls, options.fleetTaskQueue);
     this.views = new RunViews(this.calls, options.serverSecret, stuckRuns);
     this.optionalAttributes = new OptionalAttributes(this.calls);
-    this.waits = new RunWaits(
-      this.calls,
-      new WaitCounts(options.maxWaitsPerPrincipal ?? 0, options.replicas),
-    );
+    this.waits = new RunWaits(this.calls, new WaitCounts(options.maxWaitsPerPrincipal ?? 0, this.fleet));
     this.starts = new RunStarts({
       calls: this.calls,
       views: this.views,
@@ -90,7 +91,7 @@ export class TemporalBackend implements RunParts {
       secretArgumentKey: this.derivedKey('secret-argument'),
       optionalAttributes: this.optionalAttributes,
       ...(slots ? { slots } : {}),
-      rate: new StartRate(options.maxStartsPerSecond ?? 0, options.replicas),
+      rate: new StartRate(options.maxStartsPerSecond ?? 0, this.fleet),
       ...(options.fairnessWeights ? { fairnessWeights: options.fairnessWeights } : {}),
     });
     this.actions = new RunActions(this.calls, this.views);

@@ -71,25 +71,25 @@ export class RunningTaskLimitError extends Error {
   }
 }
 
-/** A start refused before anything was sent: the principal's starts per second (its share here) are spent. */
+/** A start refused before anything was sent: the principal's starts per second (this gateway's share) are spent. */
 export class StartRateLimitError extends Error {
   constructor(
     readonly perSecond: number,
     readonly retryAfterMs: number,
-    /** The gateway replicas sharing the bound (MCP_GATEWAY_REPLICAS). */
-    readonly replicas = 1,
+    /** The gateways sharing the bound, as Temporal counts them (fleet.ts). */
+    readonly gateways = 1,
   ) {
     super(`more than ${perSecond} starts a second by one principal`);
     this.name = 'StartRateLimitError';
   }
 }
 
-/** A call that would wait refused before anything was done: the principal holds its share of `limit` waits here. */
+/** A call that would wait refused before anything was done: the principal holds this gateway's share of `limit` waits. */
 export class WaitLimitError extends Error {
   constructor(
     readonly limit: number,
-    /** The gateway replicas sharing the bound (MCP_GATEWAY_REPLICAS). */
-    readonly replicas = 1,
+    /** The gateways sharing the bound, as Temporal counts them (fleet.ts). */
+    readonly gateways = 1,
   ) {
     super(`more than ${limit} waits at once by one principal`);
     this.name = 'WaitLimitError';

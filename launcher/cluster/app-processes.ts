@@ -106,8 +106,6 @@ export function gatewaySpec(
       MCP_PORT: String(port),
       MCP_SERVER_SECRET_FILE: serverSecretFile(app.dataDir),
       MCP_DATA_DIR: join(app.dataDir, 'gateway-data'),
-      // The gateways share each principal's bounds (starts per second, waits, streams): a share each.
-      MCP_GATEWAY_REPLICAS: String(app.ports.gateways.length),
       LOG_FORMAT: 'json',
       ...codecEnv(app.ports),
       ...extraEnv,

@@ -1,5 +1,6 @@
 // The gateway for a test file: the real app (buildApp) with a real Temporal client, listening on a
 // free loopback port. Settings default to values that keep tests fast.
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../gateway/app.ts';
@@ -73,6 +74,9 @@ export async function startGateway(options: GatewayOptions): Promise<TestGateway
     MCP_MAX_RUNNING_TASKS: '0',
     // Nor a bound on starts per second (a test's bursts are not a tenant's): its tests set one.
     MCP_MAX_STARTS_PER_SECOND: '0',
+    // Each test gateway its own fleet, as gateways set up differently on one queue would be; the
+    // fleet's own test (principal-limits.test.ts) runs gateway processes with none set.
+    MCP_FLEET: `test-gateway-${randomUUID()}`,
     ...options.env,
   });
   const temporal = await createTemporalClient(config.temporal, config.temporalTimeoutMs, config.codec);

@@ -882,9 +882,15 @@ describe('docker-compose.yml profile "cluster": the production shape of npm run 
     assert.equal(ports.length, 1);
     assert.equal(ports[0]?.containerPort, Number(bind));
     assert.deepEqual(Object.keys(proxy.depends_on ?? {}).sort(), ['cluster-gateway-1', 'cluster-gateway-2']);
-    // Each gateway admits its share of a principal's bounds: the shares are those of the proxy's gateways.
-    for (const name of ['cluster-gateway-1', 'cluster-gateway-2'])
-      assert.equal(inCluster(name).environment?.MCP_GATEWAY_REPLICAS, String(servers.length));
+    // The gateways share a principal's bounds as Temporal counts them (one namespace, one queue):
+    // no count of them is typed in.
+    const [first, second] = ['cluster-gateway-1', 'cluster-gateway-2'].map(
+      (n) => inCluster(n).environment ?? {},
+    );
+    for (const env of [first, second]) assert.equal(env?.MCP_GATEWAY_REPLICAS, undefined);
+    assert.ok(first?.TEMPORAL_TASK_QUEUE);
+    assert.equal(first?.TEMPORAL_TASK_QUEUE, second?.TEMPORAL_TASK_QUEUE);
+    assert.equal(first?.TEMPORAL_NAMESPACE, second?.TEMPORAL_NAMESPACE);
   });
 
   test('published ports: none shared with the default stack; Temporal and its UI on the host loopback only', async () => {
