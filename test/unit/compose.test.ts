@@ -697,7 +697,11 @@ describe('what the images run', () => {
   });
 
   test('the gateway runs with its Node.js flags: npm run gateway, the image and compose alike', async () => {
-    assert.equal(pkg.scripts.gateway, `node ${GATEWAY_NODE_FLAGS.join(' ')} --import tsx gateway/main.ts`);
+    // The Node.js check first (it must run on a Node.js that rejects these flags), then the gateway.
+    assert.equal(
+      pkg.scripts.gateway,
+      `node --import tsx common/node-check.ts && node ${GATEWAY_NODE_FLAGS.join(' ')} --import tsx gateway/main.ts`,
+    );
     assert.deepEqual(service('gateway').command, COMPILED_GATEWAY);
   });
 
