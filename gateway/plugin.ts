@@ -68,8 +68,8 @@ async function catalogTools(settings: GatewaySettings, catalog: TemporalMcpOptio
  */
 function closeWithApp(app: FastifyInstance, client: Client, backend: TemporalBackend): void {
   app.addHook('onClose', async () => {
-    // The fleet's background polls end first: none may start on a closed connection.
-    backend.fleet.leave();
+    // The fleet's background calls end first: none may go on on a closed connection.
+    await backend.fleet.leave();
     const closed = client.connection
       .ensureConnected()
       .catch(() => {})

@@ -21,6 +21,8 @@ const REFRESH_MS = 2_000;
 const FRESH_MS = 5_000;
 /** Polls start at least this far apart: a failed one (Temporal down) is tried again after it. */
 const RETRY_MS = 1_000;
+/** Deadline of one count: short, since leaving waits for a call under way (see send). */
+const COUNT_DEADLINE_MS = 2_000;
 
 /**
  * How soon a gateway that joined or left is counted as such by the others: its last poll stops
@@ -57,6 +59,8 @@ export class GatewayFleet implements FleetSize {
   gateways = 1;
   readonly identity = `${process.pid}@${hostname()}/gateway-${randomUUID().slice(0, 8)}`;
   private readonly left = new AbortController();
+  /** The calls under way, each until the client's retries of it have ended too. */
+  private readonly underWay = new Set<Promise<unknown>>();
 
   constructor(
     private readonly calls: TemporalCalls,
@@ -70,9 +74,14 @@ export class GatewayFleet implements FleetSize {
     void this.keepCounting();
   }
 
-  /** Stops both; the others stop counting this gateway within SETTLING_MS. */
-  leave(): void {
+  /**
+   * Stops both, and resolves once no call of theirs is under way (within a call's deadline): the
+   * client retries an unreachable Temporal after a pause an abort does not end, and a retry on a
+   * closed connection throws out of a timer. The others stop counting this gateway within SETTLING_MS.
+   */
+  async leave(): Promise<void> {
     this.left.abort();
+    await Promise.allSettled([...this.underWay]);
   }
 
   private get queue() {
@@ -104,7 +113,7 @@ export class GatewayFleet implements FleetSize {
               taskQueue: this.queue,
               taskQueueType: 2 /* TASK_QUEUE_TYPE_ACTIVITY */,
             }),
-          options.callTimeoutMs,
+          COUNT_DEADLINE_MS,
         );
         this.gateways = fleetFromPollers(described.pollers ?? [], this.identity);
         fleetGateways.set(this.gateways);
@@ -121,7 +130,13 @@ export class GatewayFleet implements FleetSize {
    */
   private send<T>(call: () => Promise<T>, timeoutMs: number): Promise<T> {
     const { client } = this.calls;
-    return client.withAbortSignal(this.left.signal, () => client.withDeadline(Date.now() + timeoutMs, call));
+    const tracked = () => {
+      const made = call();
+      this.underWay.add(made);
+      void made.catch(() => {}).finally(() => this.underWay.delete(made));
+      return made;
+    };
+    return client.withAbortSignal(this.left.signal, () => client.withDeadline(Date.now() + timeoutMs, tracked));
   }
 
   private pause(ms: number): Promise<void> {
