@@ -136,7 +136,9 @@ export class GatewayFleet implements FleetSize {
       void made.catch(() => {}).finally(() => this.underWay.delete(made));
       return made;
     };
-    return client.withAbortSignal(this.left.signal, () => client.withDeadline(Date.now() + timeoutMs, tracked));
+    return client.withAbortSignal(this.left.signal, () =>
+      client.withDeadline(Date.now() + timeoutMs, tracked),
+    );
   }
 
   private pause(ms: number): Promise<void> {
