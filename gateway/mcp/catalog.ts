@@ -10,7 +10,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { type SecretArguments, secretArguments } from '../shared/secret-arguments.ts';
-import { type TaskName, taskIdPrefix } from '../temporal/task-ids.ts';
+import { prefixFault, type TaskName, taskIdPrefix } from '../temporal/task-ids.ts';
 import type { ProgressSource } from '../temporal/view.ts';
 import { genericPresentation } from './presentation.ts';
 import type { Presentation } from './presentation-hooks.ts';
@@ -181,6 +181,19 @@ function checkedSecrets(inputSchema: JsonSchema): SecretArguments | undefined {
   return secrets;
 }
 
+/**
+ * The entry's id prefix (its name when it gives none), refused when ids made under it would read
+ * back as another form's (task-ids.ts): such a tool's every task would be lost once started.
+ */
+function checkedIdPrefix(raw: { name: string; idPrefix?: string }): string {
+  const prefix = raw.idPrefix ?? raw.name;
+  const fault = prefixFault(prefix);
+  if (fault === undefined) return prefix;
+  const field = raw.idPrefix === undefined ? 'name' : 'idPrefix';
+  const remedy = raw.idPrefix === undefined ? '; give the tool an idPrefix without that ending' : '';
+  return fail(field, `task ids under "${prefix}" would not read back as its own: ${fault}${remedy}`);
+}
+
 /** One entry of a catalog (file or built-in), checked and completed with the defaults. */
 export function catalogTool(
   raw: Omit<CatalogEntry, 'hooks'> & { hooks?: ToolHooks },
@@ -214,7 +227,7 @@ export function catalogTool(
       ...(raw.inputSignal ? { respond: raw.companions?.respond ?? generic.respond } : {}),
       ...(raw.companions?.list ? { list: raw.companions.list } : {}),
     },
-    idPrefix: raw.idPrefix ?? name,
+    idPrefix: checkedIdPrefix(raw),
     ...(raw.scopes ? { scopes: raw.scopes } : {}),
     taskSupport: raw.taskSupport ?? 'optional',
     resultShape: raw.resultShape ?? 'json',

@@ -5,7 +5,11 @@
 // running-task cap the key is the run's own workflow id. Under it a run holds a slot's workflow id,
 // reused run after run (slots.ts), so the id a start answers with adds `.` and the slot, the run id
 // and a tag over all of it: one describe finds the run for its whole retention. Slotted ids of an
-// earlier form (`<prefix>~`, no run) are still read. Pure.
+// earlier form (`<prefix>~`, no run) are still read. An id reads as the first form it is well-formed
+// in, a run part first, so a prefix may hold `.` anywhere (`build.v1`) and every id issued reads as
+// it did; the two prefix tails that would still make a plain id read as another form are refused
+// where ids are made and where a catalog loads (prefixFault), rather than changing a format whose
+// ids are already out. Pure.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BODY_BYTES = 16;
@@ -24,6 +28,40 @@ const FORMS: [number, string, number][] = [
 
 function encodedLength(bytes: number): number {
   return Math.ceil((bytes * 4) / 3);
+}
+
+/** A plain key's characters after its `-`; a base64url character. */
+const KEY_CHARS = encodedLength(BODY_BYTES + TAG_BYTES);
+const B64 = '[A-Za-z0-9_-]';
+/** How many of a prefix's last characters follow where the other forms' separator would sit. */
+const SLOTTED_AFTER = encodedLength(BODY_BYTES + SLOT_BYTES + TAG_BYTES) - KEY_CHARS - 1;
+const RUN_AFTER = encodedLength(RUN_PART_BYTES) - KEY_CHARS - 1;
+/**
+ * The prefix tails that make a plain id (`<prefix>-` and a key) read as another form: a `~` where a
+ * slotted key's sits, or a `.` where a run part's sits after a whole key (`-` and its characters),
+ * which reads as a run part's id under the shorter prefix. Any other prefix, dots anywhere, reads
+ * back as its own.
+ */
+const SLOTTED_TAIL = new RegExp(`.~${B64}{${SLOTTED_AFTER}}$`);
+const RUN_TAIL = new RegExp(`.-${B64}{${KEY_CHARS}}\\.${B64}{${RUN_AFTER}}$`);
+
+/** Why task ids under `prefix` would not read back as its own, or undefined when they do. */
+export function prefixFault(prefix: string): string | undefined {
+  if (prefix === '') return 'it is empty';
+  if (SLOTTED_TAIL.test(prefix))
+    return `a "~" followed by ${SLOTTED_AFTER} characters at its end makes its ids read as slotted ids`;
+  if (RUN_TAIL.test(prefix)) {
+    const shorter = prefix.slice(0, -(KEY_CHARS + RUN_AFTER + 2));
+    return `a "-", ${KEY_CHARS} id characters, "." and ${RUN_AFTER} more at its end make its ids read as ids under the prefix "${shorter}" naming a run`;
+  }
+  return undefined;
+}
+
+/** `prefix`, when ids made under it read back as its own (else an Error: nothing is made of it). */
+function checkedPrefix(prefix: string): string {
+  const fault = prefixFault(prefix);
+  if (fault) throw new Error(`task ids cannot be made under the prefix "${prefix}": ${fault}`);
+  return prefix;
 }
 
 /** `tagged`: the bytes the tag covers, the body or an earlier slotted form's body and slot. */
@@ -48,7 +86,7 @@ function slotBytes(slot: number): Buffer {
 
 /** A fresh task key for `principal`: 128 random bits. */
 export function newTaskId(secret: Buffer, principal: string, prefix: string): string {
-  return ownedTaskId(secret, principal, prefix, randomBytes(BODY_BYTES));
+  return ownedTaskId(secret, principal, checkedPrefix(prefix), randomBytes(BODY_BYTES));
 }
 
 /** A well-formed task id, parsed once where a request names it; every function here takes it or the text. */
@@ -72,13 +110,23 @@ export type TaskName = string | TaskRef;
 /** A request's task ids as its edge parsed them: the value for an id it parsed, else the text. */
 export type ParsedTaskIds = (taskId: string) => TaskName;
 
-/** A well-formed task id's parts; undefined for anything else. */
+/**
+ * A well-formed task id's parts; undefined for anything else. Each form is tried in turn, a run
+ * part first: a prefix may hold `.` (a tool named `build.v1`), so a `.` where a run part would
+ * begin does not make an id without one unreadable. The one prefix tail that would make a plain id
+ * read as another form is refused where ids are made (prefixFault), so the order decides nothing.
+ */
 function parse(taskId: string): TaskRef | undefined {
+  return withRunPart(taskId) ?? parseKey(taskId);
+}
+
+/** An id a start under the cap answered with: a key without a slot, `.`, slot, run id and tag. */
+function withRunPart(taskId: string): TaskRef | undefined {
   const at = taskId.length - encodedLength(RUN_PART_BYTES) - 1;
-  if (at <= 0 || taskId[at] !== '.') return parseKey(taskId);
+  if (at <= 0 || taskId[at] !== '.') return undefined;
   const part = decoded(taskId.slice(at + 1), RUN_PART_BYTES);
-  const key = parseKey(taskId.slice(0, at));
-  if (!part || key?.slot !== undefined || !key) return undefined;
+  const key = part && parseKey(taskId.slice(0, at));
+  if (!part || !key || key.slot !== undefined) return undefined;
   const runId = uuidText(part.subarray(SLOT_BYTES, SLOT_BYTES + RUN_BYTES));
   const run = { runId, tag: part.subarray(SLOT_BYTES + RUN_BYTES) };
   return { ...key, id: taskId, slot: part.readUInt16BE(0), run };
@@ -105,7 +153,7 @@ function parseKey(key: string): TaskRef | undefined {
     const at = key.length - length - 1;
     if (at <= 0 || key[at] !== separator) continue;
     const bytes = decoded(key.slice(at + 1), size);
-    if (!bytes) return undefined;
+    if (!bytes) continue;
     const prefix = key.slice(0, at);
     return separator === '~'
       ? { id: key, prefix, bytes, key, slot: bytes.readUInt16BE(BODY_BYTES) }
@@ -265,7 +313,7 @@ export function keyedTaskId(
   const mac = createHmac('sha256', secret).update(
     JSON.stringify(['mcp-task-id/v1', principal, tool.name, key]),
   );
-  return ownedTaskId(secret, principal, tool.idPrefix, mac.digest().subarray(0, BODY_BYTES));
+  return ownedTaskId(secret, principal, checkedPrefix(tool.idPrefix), mac.digest().subarray(0, BODY_BYTES));
 }
 
 /**

@@ -84,6 +84,16 @@ describe('a good catalog', () => {
     assert.equal(plain?.secrets, undefined);
   });
 
+  test('a tool name with dots is its id prefix; one whose ids would not read back may give another', async () => {
+    const odd = `x-${'A'.repeat(32)}.v1`;
+    const [build, other] = await loadCatalogFile(
+      json([entry({ name: 'build.v1' }), entry({ name: odd, idPrefix: 'x_v1' })]),
+      defaults,
+    );
+    assert.equal(build?.idPrefix, 'build.v1');
+    assert.equal(other?.idPrefix, 'x_v1');
+  });
+
   test('generic companion names drop a start_ prefix', async () => {
     assert.deepEqual(defaultCompanions('start_report', true), {
       result: 'get_report_result',
@@ -283,6 +293,11 @@ describe('a bad catalog names the file, the entry and the field', () => {
           }),
         ]),
       /tools\[1\] \(second\): inputSchema: the secret \(writeOnly\) argument auth\.token carries x-mcp-header/,
+    ],
+    [
+      "a tool name whose task ids would read as another tool prefix's, and no idPrefix",
+      () => json([entry({ name: `x-${'A'.repeat(32)}.v1` })]),
+      /tools\[0\] \(x-A{32}\.v1\): name: task ids under "x-A{32}\.v1" would not read back as its own: .* read as ids under the prefix "x" naming a run; give the tool an idPrefix without that ending$/,
     ],
     [
       'two tools with one idPrefix, naming both',
