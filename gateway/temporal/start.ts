@@ -164,6 +164,7 @@ export class RunStarts {
     const { serverSecret, slots } = this.deps;
     const { principal } = caller;
     const kept = key?.kept ?? this.keptArguments(request);
+    // Made before anything is sent: a prefix whose ids would not read back is refused here, nothing started.
     const taskKey = key?.id ?? newTaskId(serverSecret, principal, request.tool.idPrefix);
     if (!slots) return this.confirmed({ request, caller, taskKey, workflowId: taskKey, kept });
     const keyed = key === undefined ? undefined : keyedSlotStart(serverSecret, key.id);
