@@ -6,10 +6,10 @@
 // reused run after run (slots.ts), so the id a start answers with adds `.` and the slot, the run id
 // and a tag over all of it: one describe finds the run for its whole retention. Slotted ids of an
 // earlier form (`<prefix>~`, no run) are still read. An id reads as the first form it is well-formed
-// in, a run part first, so a prefix may hold `.` anywhere (`build.v1`) and every id issued reads as
-// it did; the two prefix tails that would still make a plain id read as another form are refused
-// where ids are made and where a catalog loads (prefixFault), rather than changing a format whose
-// ids are already out. Pure.
+// in, a run part first, so a prefix may hold `.` anywhere (`build.v1`) and every id that read
+// before reads as it did; the two prefix tails that would still make a plain id read as another
+// form are refused where ids are made and where a catalog loads (prefixFault), rather than changing
+// a format whose ids are already out. Pure.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BODY_BYTES = 16;
@@ -51,7 +51,7 @@ export function prefixFault(prefix: string): string | undefined {
   if (SLOTTED_TAIL.test(prefix))
     return `a "~" followed by ${SLOTTED_AFTER} characters at its end makes its ids read as slotted ids`;
   if (RUN_TAIL.test(prefix)) {
-    const shorter = prefix.slice(0, -(KEY_CHARS + RUN_AFTER + 2));
+    const shorter = prefix.slice(0, -(KEY_CHARS + RUN_AFTER + 2)); // less `-`, the key, `.`, the rest
     return `a "-", ${KEY_CHARS} id characters, "." and ${RUN_AFTER} more at its end make its ids read as ids under the prefix "${shorter}" naming a run`;
   }
   return undefined;
@@ -113,8 +113,9 @@ export type ParsedTaskIds = (taskId: string) => TaskName;
 /**
  * A well-formed task id's parts; undefined for anything else. Each form is tried in turn, a run
  * part first: a prefix may hold `.` (a tool named `build.v1`), so a `.` where a run part would
- * begin does not make an id without one unreadable. The one prefix tail that would make a plain id
- * read as another form is refused where ids are made (prefixFault), so the order decides nothing.
+ * begin does not make an id without one unreadable. The prefix tails that would make a plain id
+ * read as another form are refused where ids are made (prefixFault): for an id this gateway made,
+ * the order decides nothing.
  */
 function parse(taskId: string): TaskRef | undefined {
   return withRunPart(taskId) ?? parseKey(taskId);
