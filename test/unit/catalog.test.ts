@@ -285,6 +285,19 @@ describe('a bad catalog names the file, the entry and the field', () => {
       /tools\[1\] \(second\): inputSchema: the secret \(writeOnly\) argument auth\.token carries x-mcp-header/,
     ],
     [
+      'a schema keyword the secret check does not walk, naming the tool, the keyword and its place',
+      () =>
+        json([
+          entry({
+            inputSchema: {
+              type: 'object',
+              $defs: { Login: { 'x-vendor-fields': { password: { type: 'string', writeOnly: true } } } },
+            },
+          }),
+        ]),
+      /tools\[0\] \(start_report\): inputSchema: #\/\$defs\/Login: unknown keyword "x-vendor-fields"/,
+    ],
+    [
       'two tools with one idPrefix, naming both',
       () =>
         json([
