@@ -114,7 +114,7 @@ export function schemaGraph(schema: Json): SchemaNode {
       beside: [],
     });
   const wholes = new Map<SchemaNode, SchemaNode[]>();
-  for (const [raw, node] of nodes) linked(node, raw, index, nodes, wholes);
+  for (const [raw, node] of nodes) linked(node, raw, { index, nodes, wholes });
   // After every link: a secret reached from key names or content hides the value they belong to.
   const secretWholes = [...wholes].filter(([, inside]) => reachesSecret(inside, wholes));
   for (const [node] of secretWholes) node.secret = true;
@@ -194,14 +194,15 @@ function subschemas(keyword: string, value: unknown, pointer: string): [string, 
 
 // ---- the links: subschemas, references -----------------------------------------------------------
 
-function linked(
-  node: SchemaNode,
-  raw: Json,
-  index: SchemaIndex,
-  nodes: Map<Json, SchemaNode>,
-  wholes: Map<SchemaNode, SchemaNode[]>,
-): void {
-  const { base, pointer } = index.located.get(raw) as Location;
+/** The graph being linked: the index, a node per subschema, the subschemas that apply to a value whole. */
+interface Linking {
+  index: SchemaIndex;
+  nodes: Map<Json, SchemaNode>;
+  wholes: Map<SchemaNode, SchemaNode[]>;
+}
+
+function linked(node: SchemaNode, raw: Json, { index, nodes, wholes }: Linking): void {
+  const from = index.located.get(raw) as Location;
   const of = (child: unknown) => (isObject(child) ? [nodes.get(child) as SchemaNode] : []);
   for (const [keyword, value] of Object.entries(raw)) {
     const { shape, applies } = KEYWORDS.get(keyword) as Walk;
@@ -216,8 +217,8 @@ function linked(
     }
     const targets =
       shape === 'ref' || shape === 'dynamicRef'
-        ? referenced(value, shape === 'dynamicRef', base, `${pointer}/${keyword}`, index).flatMap(of)
-        : subschemas(keyword, value, pointer).flatMap(([, child]) => of(child));
+        ? referenced(keyword, value, from, index).flatMap(of)
+        : subschemas(keyword, value, from.pointer).flatMap(([, child]) => of(child));
     if (applies === 'whole') wholes.set(node, [...(wholes.get(node) ?? []), ...targets]);
     else if (applies === 'anyKey') node.anyKey.push(...targets);
     else if (applies === 'anyIndex') node.anyIndex.push(...targets);
@@ -226,13 +227,13 @@ function linked(
 }
 
 /** What a reference names, resolved against its base; a dynamic one also every like `$dynamicAnchor`. */
-function referenced(ref: unknown, dynamic: boolean, base: string, at: string, index: SchemaIndex): unknown[] {
-  const keyword = dynamic ? '$dynamicRef' : '$ref';
+function referenced(keyword: string, ref: unknown, from: Location, index: SchemaIndex): unknown[] {
+  const at = `${from.pointer}/${keyword}`;
   if (typeof ref !== 'string') throw new Error(`${at}: ${keyword} must be a string`);
   let url: URL;
   let fragment: string;
   try {
-    url = new URL(ref, base);
+    url = new URL(ref, from.base);
     fragment = decodeURIComponent(url.hash.slice(1));
   } catch {
     throw new Error(`${at}: ${keyword} ${JSON.stringify(ref)} is not a URI reference`);
@@ -252,7 +253,7 @@ function referenced(ref: unknown, dynamic: boolean, base: string, at: string, in
   if (isObject(target) && !index.located.has(target))
     throw new Error(`${at}: ${keyword} "${ref}" names a place that is not a subschema`);
   const dynamicTargets =
-    dynamic && !fragment.startsWith('/') ? (index.dynamicAnchors.get(fragment) ?? []) : [];
+    keyword === '$dynamicRef' && !fragment.startsWith('/') ? (index.dynamicAnchors.get(fragment) ?? []) : [];
   return [target, ...dynamicTargets];
 }
 
