@@ -157,7 +157,12 @@ function indexed(root: Json): SchemaIndex {
 function resourceBase(raw: Json, pointer: string, outerBase: string): string {
   if (raw.$id === undefined) return outerBase;
   if (typeof raw.$id !== 'string') throw new Error(`${pointer}: $id must be a string`);
-  const url = new URL(raw.$id, outerBase);
+  let url: URL;
+  try {
+    url = new URL(raw.$id, outerBase);
+  } catch {
+    throw new Error(`${pointer}: $id "${raw.$id}" is not a URI reference this schema can resolve`);
+  }
   if (url.hash.length > 1)
     throw new Error(`${pointer}: $id "${raw.$id}" has a fragment: name a place with $anchor`);
   url.hash = '';
