@@ -1,6 +1,6 @@
 // Secrets nested in a tool's arguments, against a real dev server, a worker and a gateway with the
 // payload codec on: a value the schema marks writeOnly inside an object, in an array's items and
-// behind a $ref is kept from the memo, the Web UI summary and details, the search attributes, the
+// behind a $ref (and, in a second tool, under `if` and in a resource of its own `$id`) is kept from the memo, the Web UI summary and details, the search attributes, the
 // summary and status hooks, the gateway's logs, and, in clear, from the workflow history; decoded,
 // only the workflow's input holds it. Keyed retries still compare it. Without the codec such a
 // catalog stops the gateway, as one with a top-level secret does.
@@ -79,6 +79,40 @@ writeFileSync(
           },
           required: ['text', 'auth'],
           additionalProperties: false,
+        },
+      },
+      {
+        name: 'echo_conditional',
+        description: 'Echoes text; takes a pin, or a login, it must not show.',
+        workflow: 'slowEcho',
+        taskQueue: TASK_QUEUE,
+        waitBudgetMs: 300,
+        inputSchema: {
+          type: 'object',
+          $defs: {
+            Secret: { type: 'string' },
+            // A resource of its own: its `#/$defs/Secret` is its own, a secret (the root's is not).
+            Login: {
+              $id: 'login.json',
+              type: 'object',
+              $defs: { Secret: { type: 'string', writeOnly: true } },
+              properties: { user: { type: 'string' }, password: { $ref: '#/$defs/Secret' } },
+              required: ['user', 'password'],
+            },
+          },
+          properties: {
+            text: { type: 'string' },
+            ms: { type: 'integer', default: 0 },
+            mode: { enum: ['pin', 'login'] },
+            login: { $ref: '#/$defs/Login' },
+            note: { $ref: '#/$defs/Secret' },
+          },
+          required: ['text', 'mode'],
+          if: { properties: { mode: { const: 'pin' }, pin: { type: 'string', writeOnly: true } } },
+          // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, not a promise
+          then: { required: ['pin'] },
+          else: { required: ['login'] },
+          unevaluatedProperties: false,
         },
       },
     ],
@@ -179,14 +213,14 @@ const bytesOf = (payload: Payload) =>
   ].join('\n');
 
 /** Follows a start/poll handle to its end with the result companion. */
-async function completed(workflowId: string) {
+async function completed(workflowId: string, tool = 'echo_nested') {
   return eventually(
     async () => {
       const answer = await rpc(
         url,
         'tools/call',
         {
-          name: 'get_echo_nested_result',
+          name: `get_${tool}_result`,
           arguments: { workflow_id: workflowId },
         },
         PLAIN_CLIENT,
@@ -305,12 +339,52 @@ describe('secrets nested in the arguments, with the codec on', () => {
   });
 });
 
+describe('secrets under if and behind a $ref resolved against a nested $id, with the codec on', () => {
+  test('kept from the memo, the Web UI texts and the logs; encrypted in history', async () => {
+    const [password, pin] = [`pw-${randomUUID()}`, `pin-${randomUUID()}`];
+    const args = { text: 'hello', mode: 'pin', pin, login: { user: 'ann', password }, note: 'a plain note' };
+    const first = await rpc(url, 'tools/call', { name: 'echo_conditional', arguments: args }, PLAIN_CLIENT);
+    const handle = first.result?.structuredContent as { workflow_id: string; status: string };
+    assert.ok(handle?.workflow_id, JSON.stringify(first));
+    const done =
+      handle.status === 'completed' ? handle : await completed(handle.workflow_id, 'echo_conditional');
+    assert.equal(done?.status, 'completed', JSON.stringify(done));
+
+    const description = await decoding.workflow.getHandle(handle.workflow_id).describe();
+    const texts = {
+      memo: JSON.stringify(description.memo),
+      details: (await description.staticDetails()) ?? '',
+      summary: (await description.staticSummary()) ?? '',
+      answer: JSON.stringify(first),
+      logs: logLines.join(''),
+    };
+    for (const [where, text] of Object.entries(texts))
+      for (const secret of [password, pin])
+        assert.ok(!text.includes(secret), `${where} holds a secret: ${text}`);
+    // Each secret a digest in its place; the root's `Secret`, which is not writeOnly, kept as given.
+    const kept = (description.memo as { arguments: typeof args }).arguments;
+    assert.match(kept.pin, /^\[secret hmac-sha256:[0-9a-f]{32}\]$/);
+    assert.match(kept.login.password, /^\[secret hmac-sha256:[0-9a-f]{32}\]$/);
+    assert.deepEqual(
+      { ...kept, pin: '', login: { ...kept.login, password: '' } },
+      { ...args, ms: 0, pin: '', login: { user: 'ann', password: '' } },
+    );
+
+    const payloads = await historyPayloads(handle.workflow_id);
+    assert.ok(payloads.length >= 3, `${payloads.length} payloads`);
+    for (const { at, payload } of payloads)
+      for (const secret of [password, pin])
+        assert.ok(!bytesOf(payload).includes(secret), `${at} holds a secret in clear`);
+  });
+});
+
 describe('without the codec', () => {
   test('a catalog with a nested secret stops the gateway, naming the tool and its places', async () => {
     await assert.rejects(
       loadSettings({ TEMPORAL_ADDRESS: temporal.address, MCP_TOOLS_FILE: CATALOG }),
       (err: Error) => {
         assert.match(err.message, /echo_nested \(auth\.token, mirrors\[\]\.key\)/);
+        assert.match(err.message, /echo_conditional \((login\.password, pin|pin, login\.password)\)/);
         assert.match(err.message, /MCP_CODEC_KEYS/);
         assert.match(err.message, /MCP_ALLOW_PLAINTEXT_SECRETS=true/);
         return true;

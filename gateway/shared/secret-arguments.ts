@@ -1,11 +1,12 @@
 // Secret arguments: the values a tool's inputSchema marks `writeOnly` (sent, never read back), at
-// any depth: properties of nested objects, array items, what `$ref` reaches in `$defs` or
-// `definitions`, and every branch of `allOf`/`anyOf`/`oneOf` (a branch that calls a place secret
-// makes it secret). The one home of that rule: the codec requirement, the memo, the Web UI texts,
-// the summary hook and the catalog's header check all read what this module finds.
+// any depth, under any keyword that applies a subschema (schema-graph.ts walks them all and refuses
+// the rest): a branch that calls a place secret makes it secret, whether or not it applies to a
+// given call. The one home of that rule: the codec requirement, the memo, the Web UI texts, the
+// summary hook and the catalog's header check all read what this module finds.
 //
-// The schema becomes a graph of its subschemas (a recursive `$ref` is a cycle), walked along the
-// arguments themselves: a secret nested in a recursive schema is found at every depth.
+// The graph is walked along the arguments themselves (a recursive `$ref` is a cycle): a secret
+// nested in a recursive schema is found at every depth.
+import { type SchemaNode, schemaGraph } from './schema-graph.ts';
 
 /** What replaces one secret value (the whole value at a secret place, whatever its type). */
 type SecretReplacement = (value: unknown) => unknown;
@@ -25,26 +26,15 @@ export interface SecretArguments {
   replaced(args: Record<string, unknown>, replace: SecretReplacement): Record<string, unknown>;
 }
 
-/** One subschema: its own `writeOnly`, the subschemas of its children, and those that apply beside it. */
-interface SchemaNode {
-  secret: boolean;
-  header: boolean;
-  properties: Map<string, SchemaNode[]>;
-  /** `additionalProperties` and `patternProperties`: applied to every key (a secret is never missed). */
-  anyKey: SchemaNode[];
-  prefixItems: SchemaNode[][];
-  /** `items`: applied to every index. */
-  items: SchemaNode[];
-  /** `$ref`, `$dynamicRef`, `allOf`, `anyOf`, `oneOf`, `then`, `else`, `dependentSchemas`. */
-  beside: SchemaNode[];
-}
-
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The secrets of a tool's inputSchema; undefined when it has none. Throws on a `$ref` it cannot follow. */
+/**
+ * The secrets of a tool's inputSchema; undefined when it has none. Throws, naming the keyword and
+ * its place, on what it cannot walk: an unknown keyword, a `$ref` outside the schema.
+ */
 export function secretArguments(schema: Json): SecretArguments | undefined {
   const root = schemaGraph(schema);
   const { paths, mirrored } = secretPlaces(root);
@@ -58,76 +48,6 @@ export function withoutSecrets(
   secrets: SecretArguments | undefined,
 ): Record<string, unknown> {
   return secrets ? secrets.replaced(args, () => SECRET_PLACEHOLDER) : args;
-}
-
-// ---- the schema as a graph ---------------------------------------------------------------------------
-
-function schemaGraph(schema: Json): SchemaNode {
-  const nodes = new Map<Json, SchemaNode>();
-  const node = (raw: unknown): SchemaNode[] => {
-    if (!isObject(raw)) return []; // `true`/`false` schemas say nothing of secrets
-    const known = nodes.get(raw);
-    if (known) return [known];
-    const made: SchemaNode = {
-      secret: raw.writeOnly === true,
-      header: raw['x-mcp-header'] !== undefined,
-      properties: new Map(),
-      anyKey: [],
-      prefixItems: [],
-      items: [],
-      beside: [],
-    };
-    nodes.set(raw, made);
-    fill(made, raw, node, schema);
-    return [made];
-  };
-  return node(schema)[0] as SchemaNode;
-}
-
-function fill(made: SchemaNode, raw: Json, node: (raw: unknown) => SchemaNode[], root: Json): void {
-  const values = (value: unknown): unknown[] => (isObject(value) ? Object.values(value) : []);
-  for (const [key, child] of Object.entries(isObject(raw.properties) ? raw.properties : {}))
-    made.properties.set(key, node(child));
-  made.anyKey.push(...node(raw.additionalProperties), ...values(raw.patternProperties).flatMap(node));
-  // Draft-07 tuples (`items` as a list) read as 2020-12's `prefixItems`.
-  const tuple = Array.isArray(raw.prefixItems) ? raw.prefixItems : Array.isArray(raw.items) ? raw.items : [];
-  made.prefixItems.push(...tuple.map(node));
-  made.items.push(...node(Array.isArray(raw.items) ? raw.additionalItems : raw.items));
-  for (const keyword of ['allOf', 'anyOf', 'oneOf'])
-    if (Array.isArray(raw[keyword])) made.beside.push(...(raw[keyword] as unknown[]).flatMap(node));
-  made.beside.push(...node(raw.then), ...node(raw.else), ...values(raw.dependentSchemas).flatMap(node));
-  for (const ref of [raw.$ref, raw.$dynamicRef])
-    if (typeof ref === 'string') made.beside.push(...node(resolved(root, ref)));
-}
-
-/** What a local reference names: `#`, a JSON pointer (`#/$defs/Key`), or an anchor (`#key`). */
-function resolved(root: Json, ref: string): unknown {
-  if (!ref.startsWith('#'))
-    throw new Error(`$ref "${ref}": only references inside the schema (#...) are followed`);
-  const fragment = decodeURIComponent(ref.slice(1));
-  if (fragment === '') return root;
-  if (!fragment.startsWith('/')) {
-    const anchored = anchor(root, fragment);
-    if (anchored === undefined) throw new Error(`$ref "${ref}": no $anchor "${fragment}" in the schema`);
-    return anchored;
-  }
-  let at: unknown = root;
-  for (const part of fragment.slice(1).split('/')) {
-    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
-    at = at !== null && typeof at === 'object' ? (at as Json)[key] : undefined;
-  }
-  if (at === undefined) throw new Error(`$ref "${ref}": nothing at that place in the schema`);
-  return at;
-}
-
-function anchor(at: unknown, name: string): Json | undefined {
-  if (at === null || typeof at !== 'object') return undefined;
-  if (isObject(at) && (at.$anchor === name || at.$dynamicAnchor === name)) return at;
-  for (const child of Object.values(at)) {
-    const found = anchor(child, name);
-    if (found) return found;
-  }
-  return undefined;
 }
 
 /** Every node that applies where `nodes` do (through `$ref` and the combinators), each once. */
@@ -147,7 +67,7 @@ function childNodes(nodes: readonly SchemaNode[], at: string | number): SchemaNo
   return nodes.flatMap((node) =>
     typeof at === 'string'
       ? [...(node.properties.get(at) ?? []), ...node.anyKey]
-      : [...(node.prefixItems[at] ?? []), ...node.items],
+      : [...(node.prefixItems[at] ?? []), ...node.anyIndex],
   );
 }
 
@@ -176,7 +96,7 @@ function secretPlaces(root: SchemaNode): { paths: string[]; mirrored: string[] }
         `${path}[${index}]`,
         secret,
       );
-    const items = here.flatMap((node) => node.items);
+    const items = here.flatMap((node) => node.anyIndex);
     if (items.length > 0) visit(items, `${path}[]`, secret);
     for (const node of here) onPath.delete(node);
   };

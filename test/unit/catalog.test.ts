@@ -300,6 +300,19 @@ describe('a bad catalog names the file, the entry and the field', () => {
       /tools\[0\] \(x-A{32}\.v1\): name: task ids under "x-A{32}\.v1" would not read back as its own: .* read as ids under the prefix "x" naming a run; give the tool an idPrefix without that ending$/,
     ],
     [
+      'a schema keyword the secret check does not walk, naming the tool, the keyword and its place',
+      () =>
+        json([
+          entry({
+            inputSchema: {
+              type: 'object',
+              $defs: { Login: { 'x-vendor-fields': { password: { type: 'string', writeOnly: true } } } },
+            },
+          }),
+        ]),
+      /tools\[0\] \(start_report\): inputSchema: #\/\$defs\/Login: unknown keyword "x-vendor-fields"/,
+    ],
+    [
       'two tools with one idPrefix, naming both',
       () =>
         json([

@@ -233,7 +233,7 @@ describe('where a schema keeps secrets', () => {
   test('a $ref the gateway cannot follow is refused, not read as "no secrets"', () => {
     assert.throws(
       () => secretArguments({ type: 'object', properties: { a: { $ref: 'https://example.com/key.json' } } }),
-      /\$ref "https:\/\/example\.com\/key\.json": only references inside the schema/,
+      /\$ref "https:\/\/example\.com\/key\.json" names no schema inside this one: only references inside the schema/,
     );
     assert.throws(
       () => secretArguments({ type: 'object', properties: { a: { $ref: '#/$defs/Missing' } } }),
