@@ -89,7 +89,8 @@ const SPEC: Record<string, MethodSpec> = {
     }),
     namesTask: false,
   },
-  ping: { eras: BOTH, params: () => ({}), namesTask: false },
+  // 2026-07-28 removed ping.
+  ping: { eras: ['legacy'], params: () => ({}), namesTask: false },
   'server/discover': { eras: ['modern'], params: () => ({}), namesTask: false },
   'tools/list': { eras: BOTH, params: () => ({}), namesTask: false },
   'tools/call': {
@@ -149,7 +150,6 @@ const REVISION_METHODS: Record<Era, readonly string[]> = {
     'tasks/cancel',
   ],
   modern: [
-    'ping',
     'server/discover',
     'completion/complete',
     'prompts/get',
@@ -463,6 +463,11 @@ describe('rights as the docs state them', () => {
           `${where}, missing scope: ${unscoped.status} ${unscoped.text.slice(0, 200)}`,
         );
         const other = await post(signIn.url, era, message, signIn.headers.other);
+        assert.notEqual(
+          other.message.error?.code,
+          -32601,
+          `${where} is not served: ${other.text.slice(0, 200)}`,
+        );
         assert.equal(scopeRefused(other), false, `${where}, other principal: ${other.text.slice(0, 200)}`);
         if (namesTask && label !== 'legacy input answer')
           assert.ok(
