@@ -14,7 +14,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type CatalogEntry, loadGatewaySettings, type QuickTool, temporalMcp } from '../gateway/index.ts';
 import { inputRequestId } from '../gateway/mcp/legacy-task-input.ts';
-import { METHODS } from '../gateway/mcp/methods.ts';
+import { COMPANIONS as COMPANION_ROLES, METHODS } from '../gateway/mcp/methods.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { TEST_SERVER_SECRET } from './support/gateway-server.ts';
 import {
@@ -408,9 +408,10 @@ async function ownersTask(signIn: SignIn): Promise<string> {
 }
 
 describe('rights as the docs state them', () => {
-  test('the method table declares exactly the methods the docs state', () => {
-    // A method declared without an entry here, or documented here and not declared, fails.
+  test('the method table declares exactly the methods and companion roles the docs state', () => {
+    // One declared without an entry here, or stated here and not declared, fails.
     assert.deepEqual(Object.keys(METHODS).sort(), Object.keys(SPEC).sort());
+    assert.deepEqual(Object.keys(COMPANION_ROLES).sort(), Object.keys(COMPANIONS).sort());
   });
 
   test('every method, companion and input answer, in every way of signing in: owner, other principal, missing scope', async () => {
