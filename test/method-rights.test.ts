@@ -5,8 +5,8 @@
 // from a real authorization server, and an embedding host's own `authenticate` — sent by the task's
 // owner, by another principal, and by a caller lacking the tool's scope, over real HTTP to the plugin
 // on a real dev server with a worker; and a quick tool's scopes in each of those ways. A declaration
-// that reads a task where the docs name none, or misses one, or serves a method to the wrong
-// revision, fails here; a method declared or documented on one side only fails the completeness check.
+// that misses a task the docs name, serves a method to the wrong revision or drops its need of the
+// Tasks extension fails here; a method declared or stated on one side only fails the first test.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
