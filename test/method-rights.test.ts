@@ -1,23 +1,29 @@
-// Rights generated from the method table (gateway/mcp/methods.ts): every declared method of each
-// revision it is served to, every companion role and a 2025-11-25 input answer, in each way of
-// signing in — static tokens with scopes, OAuth access tokens from a real authorization server, and
-// an embedding host's own `authenticate` — sent by the task's owner, by another principal, and by
-// a caller lacking the tool's scope, over real HTTP to the plugin on a real dev server with a worker;
-// and a quick tool's scopes in each of those ways.
-// A method added to the table without a request here fails; a method served without a declaration
-// fails (every other method of both revisions must answer -32601).
+// Who may call each MCP method and what it touches, as the MCP revisions and the project's docs
+// state them (auth.md "Scopes", clients.md, catalog.md), written out here and not read from the
+// gateway's method table: every method of each revision it is served to, every companion role and a
+// 2025-11-25 input answer, in each way of signing in — static tokens with scopes, OAuth access tokens
+// from a real authorization server, and an embedding host's own `authenticate` — sent by the task's
+// owner, by another principal, and by a caller lacking the tool's scope, over real HTTP to the plugin
+// on a real dev server with a worker; and a quick tool's scopes in each of those ways. A declaration
+// that misses a task the docs name, serves a method to the wrong revision or drops its need of the
+// Tasks extension fails here; a method declared or stated on one side only fails the first test.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ClientRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type CatalogEntry, loadGatewaySettings, type QuickTool, temporalMcp } from '../gateway/index.ts';
 import { inputRequestId } from '../gateway/mcp/legacy-task-input.ts';
-import { COMPANIONS, type Era, INPUT_ANSWER, METHODS } from '../gateway/mcp/methods.ts';
+import { COMPANIONS as COMPANION_ROLES, METHODS } from '../gateway/mcp/methods.ts';
 import { freePort } from '../launcher/free-port.ts';
 import { TEST_SERVER_SECRET } from './support/gateway-server.ts';
-import { framedHeaders, framedRequest, TASKS_CLIENT } from './support/mcp-http.ts';
+import {
+  type Framing,
+  framedHeaders,
+  framedRequest,
+  PLAIN_CLIENT,
+  TASKS_CLIENT,
+} from './support/mcp-http.ts';
 import {
   type AsClient,
   signingKey,
@@ -49,12 +55,124 @@ const GUARDED: CatalogEntry = {
   inputSignal: 'input',
   companions: { list: 'list_echo_guarded' },
 };
-const COMPANION_NAMES: Record<keyof typeof COMPANIONS, string> = {
-  result: 'get_echo_guarded_result',
-  cancel: 'cancel_echo_guarded',
-  respond: 'respond_to_echo_guarded',
-  list: 'list_echo_guarded',
+
+/** A protocol revision: 2026-07-28 (`modern`) or 2025-11-25 (`legacy`). */
+type Era = 'modern' | 'legacy';
+const BOTH: readonly Era[] = ['modern', 'legacy'];
+
+/** What the docs say of one method: who is served it, what its request names, what it needs. */
+interface MethodSpec {
+  /** The revisions whose clients are served it; every other revision's client is not. */
+  eras: readonly Era[];
+  /** Its params, naming the owner's task where the method takes one. */
+  params: (taskId: string) => Record<string, unknown>;
+  /** It names a task: the caller needs the task's tool's scope, and another principal's task is unknown. */
+  namesTask: boolean;
+  /** It calls a tool: the caller needs that tool's scope. */
+  callsTool?: true;
+  /** A 2026-07-28 request without the Tasks extension is refused `-32021` (clients.md). */
+  tasksExtension?: true;
+}
+
+/**
+ * The methods served (clients.md, auth.md "Scopes"): the 2025-11-25 revision's lifecycle, tools,
+ * resources and its own tasks (SEP-1686); 2026-07-28's discovery, tools, resources, push
+ * subscriptions and the Tasks extension's methods.
+ */
+const SPEC: Record<string, MethodSpec> = {
+  initialize: {
+    eras: ['legacy'],
+    params: () => ({
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'rights', version: '1' },
+    }),
+    namesTask: false,
+  },
+  // 2026-07-28 removed ping.
+  ping: { eras: ['legacy'], params: () => ({}), namesTask: false },
+  'server/discover': { eras: ['modern'], params: () => ({}), namesTask: false },
+  'tools/list': { eras: BOTH, params: () => ({}), namesTask: false },
+  'tools/call': {
+    eras: BOTH,
+    params: () => ({ name: GUARDED.name, arguments: { text: 'hi', ms: 0 } }),
+    namesTask: false,
+    callsTool: true,
+  },
+  'tasks/get': { eras: BOTH, params: (taskId) => ({ taskId }), namesTask: true, tasksExtension: true },
+  'tasks/update': {
+    eras: ['modern'],
+    params: (taskId) => ({
+      taskId,
+      inputResponses: { approve: { action: 'accept', content: { approve: true } } },
+    }),
+    namesTask: true,
+    tasksExtension: true,
+  },
+  'tasks/cancel': { eras: BOTH, params: (taskId) => ({ taskId }), namesTask: true, tasksExtension: true },
+  'tasks/result': { eras: ['legacy'], params: (taskId) => ({ taskId }), namesTask: true },
+  'tasks/list': { eras: ['legacy'], params: () => ({}), namesTask: false },
+  'subscriptions/listen': {
+    eras: ['modern'],
+    params: (taskId) => ({ notifications: { taskIds: [taskId] } }),
+    namesTask: true,
+    tasksExtension: true,
+  },
+  // An artifact's URI names the run that made it (artifacts.md).
+  'resources/read': {
+    eras: BOTH,
+    params: (taskId) => ({ uri: `artifact://${taskId}/${'a'.repeat(24)}` }),
+    namesTask: true,
+  },
+  'resources/list': { eras: BOTH, params: () => ({}), namesTask: false },
+  'resources/templates/list': { eras: BOTH, params: () => ({}), namesTask: false },
 };
+
+/** Every client request of the two revisions (2026-07-28 with its Tasks extension), served or not. */
+const REVISION_METHODS: Record<Era, readonly string[]> = {
+  legacy: [
+    'initialize',
+    'ping',
+    'completion/complete',
+    'logging/setLevel',
+    'prompts/get',
+    'prompts/list',
+    'resources/list',
+    'resources/templates/list',
+    'resources/read',
+    'resources/subscribe',
+    'resources/unsubscribe',
+    'tools/call',
+    'tools/list',
+    'tasks/get',
+    'tasks/result',
+    'tasks/list',
+    'tasks/cancel',
+  ],
+  modern: [
+    'server/discover',
+    'completion/complete',
+    'prompts/get',
+    'prompts/list',
+    'resources/list',
+    'resources/templates/list',
+    'resources/read',
+    'tools/call',
+    'tools/list',
+    'subscriptions/listen',
+    'tasks/get',
+    'tasks/update',
+    'tasks/cancel',
+  ],
+};
+
+/** A catalog tool's companions (catalog.md): each but the list takes the `workflow_id` of a run. */
+const COMPANIONS = {
+  result: { name: 'get_echo_guarded_result', namesTask: true },
+  cancel: { name: 'cancel_echo_guarded', namesTask: true },
+  respond: { name: 'respond_to_echo_guarded', namesTask: true },
+  list: { name: 'list_echo_guarded', namesTask: false },
+} as const;
 
 /** A quick tool needing the guarded tool's scope, its runs kept: who called, holding what. */
 const quickRuns: { principal: string; scopes: readonly string[] | undefined }[] = [];
@@ -210,11 +328,12 @@ async function post(
   era: Era,
   message: Record<string, unknown>,
   headers: Record<string, string>,
+  framing: Framing = TASKS_CLIENT,
 ): Promise<Answer> {
   const method = typeof message.method === 'string' ? message.method : undefined;
   const params = (message.params ?? {}) as Record<string, unknown>;
   const framed =
-    era === 'modern' && method ? framedRequest(method, params, TASKS_CLIENT) : { jsonrpc: '2.0', ...message };
+    era === 'modern' && method ? framedRequest(method, params, framing) : { jsonrpc: '2.0', ...message };
   const eraHeaders =
     era === 'modern' && method
       ? framedHeaders(method, params)
@@ -251,42 +370,12 @@ async function post(
   return { status: response.status, message: parsed, text };
 }
 
-/**
- * A request naming `taskId` where the declaration of `method` reads it. The test holds one per
- * declared method: a method declared later without one fails here.
- */
-function requestFor(method: string, taskId: string): Record<string, unknown> {
-  const params: Record<string, Record<string, unknown>> = {
-    initialize: {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'rights', version: '1' },
-    },
-    ping: {},
-    'server/discover': {},
-    'tools/list': {},
-    'tools/call': { name: GUARDED.name, arguments: { text: 'hi', ms: 0 } },
-    'tasks/get': { taskId },
-    'tasks/update': { taskId, inputResponses: { approve: { action: 'accept', content: { approve: true } } } },
-    'tasks/cancel': { taskId },
-    'tasks/result': { taskId },
-    'tasks/list': {},
-    'subscriptions/listen': { notifications: { taskIds: [taskId] } },
-    'resources/read': { uri: `artifact://${taskId}/${'a'.repeat(24)}` },
-    'resources/list': {},
-    'resources/templates/list': {},
-  };
-  const chosen = params[method];
-  assert.ok(chosen, `${method} is declared in the method table, yet this test has no request for it`);
-  return { id: 1, method, params: chosen };
-}
-
 /** A companion's call, naming `taskId` when its role takes a workflow_id. */
 function companionCall(role: keyof typeof COMPANIONS, taskId: string): Record<string, unknown> {
   const args: Record<string, unknown> = COMPANIONS[role].namesTask ? { workflow_id: taskId } : {};
   if (role === 'respond')
     Object.assign(args, { key: 'approve', action: 'accept', content: { approve: true } });
-  return { id: 1, method: 'tools/call', params: { name: COMPANION_NAMES[role], arguments: args } };
+  return { id: 1, method: 'tools/call', params: { name: COMPANIONS[role].name, arguments: args } };
 }
 
 /** Whether an answer says the caller was refused for its scopes. */
@@ -318,8 +407,14 @@ async function ownersTask(signIn: SignIn): Promise<string> {
   return taskId;
 }
 
-describe('rights from the method table', () => {
-  test('every declared method, companion and input answer, in every way of signing in: owner, other principal, missing scope', async () => {
+describe('rights as the docs state them', () => {
+  test('the method table declares exactly the methods and companion roles the docs state', () => {
+    // One declared without an entry here, or stated here and not declared, fails.
+    assert.deepEqual(Object.keys(METHODS).sort(), Object.keys(SPEC).sort());
+    assert.deepEqual(Object.keys(COMPANION_ROLES).sort(), Object.keys(COMPANIONS).sort());
+  });
+
+  test('every method, companion and input answer, in every way of signing in: owner, other principal, missing scope', async () => {
     const checked: string[] = [];
     for (const signIn of signIns) {
       const taskId = await ownersTask(signIn);
@@ -330,27 +425,17 @@ describe('rights from the method table', () => {
         namesTask: boolean;
         touchesTool: boolean;
       }[] = [];
-      for (const [method, declaration] of Object.entries(METHODS)) {
-        const message = requestFor(method, taskId);
-        const named = declaration.taskIds?.(message.params as Record<string, unknown>, message) ?? [];
-        // The request names the task exactly where the declaration reads it.
-        assert.equal(
-          named.includes(taskId),
-          declaration.taskIds !== undefined,
-          `${method}: the declaration reads ${JSON.stringify(named)}`,
-        );
-        const touchesTool = declaration.taskIds !== undefined || method === 'tools/call';
-        for (const era of declaration.eras)
+      for (const [method, spec] of Object.entries(SPEC))
+        for (const era of spec.eras)
           messages.push({
             label: `${era} ${method}`,
             era,
-            message,
-            namesTask: declaration.taskIds !== undefined,
-            touchesTool,
+            message: { id: 1, method, params: spec.params(taskId) },
+            namesTask: spec.namesTask,
+            touchesTool: spec.namesTask || spec.callsTool === true,
           });
-      }
       for (const role of Object.keys(COMPANIONS) as (keyof typeof COMPANIONS)[])
-        for (const era of ['modern', 'legacy'] as const)
+        for (const era of BOTH)
           messages.push({
             label: `${era} companion ${role}`,
             era,
@@ -358,9 +443,10 @@ describe('rights from the method table', () => {
             namesTask: COMPANIONS[role].namesTask,
             touchesTool: true,
           });
+      // A 2025-11-25 client's answer to its task's input request: a response whose id names the task.
       messages.push({
         label: 'legacy input answer',
-        era: INPUT_ANSWER.eras[0] as Era,
+        era: 'legacy',
         message: {
           id: inputRequestId(taskId, 'approve'),
           result: { action: 'accept', content: { approve: true } },
@@ -378,6 +464,11 @@ describe('rights from the method table', () => {
           `${where}, missing scope: ${unscoped.status} ${unscoped.text.slice(0, 200)}`,
         );
         const other = await post(signIn.url, era, message, signIn.headers.other);
+        assert.notEqual(
+          other.message.error?.code,
+          -32601,
+          `${where} is not served: ${other.text.slice(0, 200)}`,
+        );
         assert.equal(scopeRefused(other), false, `${where}, other principal: ${other.text.slice(0, 200)}`);
         if (namesTask && label !== 'legacy input answer')
           assert.ok(
@@ -425,21 +516,38 @@ describe('rights from the method table', () => {
     }
   });
 
-  test('a method the table does not declare is not served, in either revision', async () => {
-    const legacy = ClientRequestSchema.options.map((option) => option.shape.method.value as string);
-    const every = [...new Set([...legacy, 'server/discover', 'subscriptions/listen', 'tasks/update'])];
+  test('a 2026-07-28 request without the Tasks extension is refused exactly the methods that need it', async () => {
     const [signIn] = signIns;
     assert.ok(signIn);
-    for (const method of every) {
-      if (Object.hasOwn(METHODS, method)) continue;
-      for (const era of ['modern', 'legacy'] as const) {
+    const taskId = await ownersTask(signIn);
+    for (const [method, spec] of Object.entries(SPEC)) {
+      if (!spec.eras.includes('modern')) continue;
+      const message = { id: 1, method, params: spec.params(taskId) };
+      const answer = await post(signIn.url, 'modern', message, signIn.headers.owner, PLAIN_CLIENT);
+      assert.equal(
+        answer.message.error?.code === -32021,
+        spec.tasksExtension === true,
+        `${method} without the Tasks extension: ${answer.status} ${answer.text.slice(0, 200)}`,
+      );
+    }
+  });
+
+  test('every other method of both revisions is not served', async () => {
+    const [signIn] = signIns;
+    assert.ok(signIn);
+    const every = new Set([...REVISION_METHODS.legacy, ...REVISION_METHODS.modern, ...Object.keys(SPEC)]);
+    let refused = 0;
+    for (const method of every)
+      for (const era of BOTH) {
+        if (SPEC[method]?.eras.includes(era)) continue;
         const answer = await post(signIn.url, era, { id: 1, method, params: {} }, signIn.headers.unscoped);
         assert.equal(
           answer.message.error?.code,
           -32601,
-          `${era} ${method} is served without a declaration: ${answer.text.slice(0, 200)}`,
+          `${era} ${method} is served: ${answer.status} ${answer.text.slice(0, 200)}`,
         );
+        refused++;
       }
-    }
+    assert.ok(refused > 10, `refused ${refused}`);
   });
 });

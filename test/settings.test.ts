@@ -1,5 +1,6 @@
-// The gateway's settings, area by area (gateway/settings/): what each is when unset, and that a bad
-// value is refused with one line naming the variable and its rule. No Temporal needed.
+// The gateway's settings, area by area (gateway/settings/): what each is when unset, as
+// docs/configuration.md states it, and that a bad value is refused with one line naming the variable
+// and its rule. No Temporal needed.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,7 +16,7 @@ import { authSchema } from '../gateway/settings/auth.ts';
 import { budgetsFromEnv } from '../gateway/settings/budgets.ts';
 import { toolsFileFromEnv } from '../gateway/settings/catalog.ts';
 import { codecSettingsFromEnv } from '../gateway/settings/codec.ts';
-import { DEFAULTS, loadSettings } from '../gateway/settings/index.ts';
+import { loadSettings } from '../gateway/settings/index.ts';
 import { limitsFromEnv } from '../gateway/settings/limits.ts';
 import { listenFromEnv } from '../gateway/settings/listen.ts';
 import { pollingFromEnv } from '../gateway/settings/polling.ts';
@@ -137,12 +138,12 @@ describe('createOnce under a concurrent reader', () => {
 describe('gateway settings by area', () => {
   test('listen: the defaults; each bound names its variable', () => {
     assert.deepEqual(listenFromEnv({}), {
-      host: DEFAULTS.host,
-      port: DEFAULTS.port,
-      bodyLimitBytes: DEFAULTS.bodyLimitBytes,
-      requestTimeoutMs: DEFAULTS.requestTimeoutMs,
-      writeTimeoutMs: DEFAULTS.writeTimeoutMs,
-      maxConnections: DEFAULTS.maxConnections,
+      host: '127.0.0.1',
+      port: 3000,
+      bodyLimitBytes: 65_536,
+      requestTimeoutMs: 30_000,
+      writeTimeoutMs: 30_000,
+      maxConnections: 10_000,
     });
     assert.equal(listenFromEnv({ MCP_HOST: ' 0.0.0.0 ' }).host, '0.0.0.0');
     refused(
@@ -166,13 +167,13 @@ describe('gateway settings by area', () => {
 
   test('limits: the defaults, the keep-alive fixed; each bound names its variable', () => {
     const limits = limitsFromEnv({});
-    assert.equal(limits.taskTtlMs, DEFAULTS.taskTtlMs);
-    assert.equal(limits.inputStateTtlSeconds, DEFAULTS.inputStateTtlSeconds);
+    assert.equal(limits.taskTtlMs, 86_400_000);
+    assert.equal(limits.inputStateTtlSeconds, 3600);
     assert.deepEqual(limits.listen, {
-      maxTasksPerStream: DEFAULTS.listenMaxTasks,
-      maxStreams: DEFAULTS.listenMaxStreams,
-      maxStreamsPerPrincipal: DEFAULTS.listenMaxStreamsPerPrincipal,
-      keepAliveMs: DEFAULTS.listenKeepAliveMs,
+      maxTasksPerStream: 100,
+      maxStreams: 1000,
+      maxStreamsPerPrincipal: 20,
+      keepAliveMs: 15_000, // "a keep-alive comment every 15 s"
     });
     assert.equal(limitsFromEnv({ MCP_MAX_RUNNING_TASKS: '0' }).maxRunningTasks, 0);
     assert.equal(limits.maxStartsPerSecond, 50);
@@ -218,12 +219,12 @@ describe('gateway settings by area', () => {
   test('polling: the pacing follows the steady interval; its bounds are the interval and the ceiling', () => {
     const byDefault = pollingFromEnv({});
     assert.deepEqual(byDefault.pollPacing, {
-      intervalMs: DEFAULTS.pollIntervalMs,
-      fastIntervalMs: DEFAULTS.pollFastIntervalMs,
-      inputIntervalMs: DEFAULTS.pollInputIntervalMs,
-      maxIntervalMs: DEFAULTS.pollMaxIntervalMs,
+      intervalMs: 2000,
+      fastIntervalMs: 500,
+      inputIntervalMs: 30_000,
+      maxIntervalMs: 60_000,
       minIntervalMs: 0,
-      jitter: DEFAULTS.pollJitterPercent / 100,
+      jitter: 0.2,
     });
     const slow = pollingFromEnv({ MCP_POLL_INTERVAL_MS: '120000', MCP_POLL_MIN_INTERVAL_MS: '1000' });
     assert.equal(slow.pollIntervalMs, 120_000);
@@ -248,7 +249,7 @@ describe('gateway settings by area', () => {
 
   test('budgets: the wait budget and per-client budgets, lower-cased; bad entries named', () => {
     assert.deepEqual(budgetsFromEnv({}), {
-      waitBudgetMs: DEFAULTS.waitBudgetMs,
+      waitBudgetMs: 20_000,
       clientWaitBudgets: new Map(),
     });
     assert.deepEqual(
@@ -329,7 +330,7 @@ describe('gateway settings by area', () => {
   });
 
   test('artifacts, tracing, the catalog file: defaults and named errors', async () => {
-    assert.equal(artifactsFromEnv({}).readMaxBytes, DEFAULTS.artifactReadMaxBytes);
+    assert.equal(artifactsFromEnv({}).readMaxBytes, 33_554_432);
     assert.equal(artifactsFromEnv({}).store.kind, 'local');
     refused(
       () => artifactsFromEnv({ MCP_ARTIFACT_READ_MAX_BYTES: '1' }),
@@ -385,7 +386,7 @@ describe('loadSettings', () => {
       'waitBudgetMs',
       'writeTimeoutMs',
     ]);
-    assert.equal(settings.tools[0]?.waitBudgetMs, DEFAULTS.waitBudgetMs);
+    assert.equal(settings.tools[0]?.waitBudgetMs, 20_000);
   });
 
   test('the optional fields appear when set', async () => {

@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../gateway/app.ts';
-import { DEFAULTS } from '../../gateway/settings/defaults.ts';
 import { backendOptions, type GatewaySettings, loadSettings } from '../../gateway/settings/index.ts';
 import { TemporalBackend } from '../../gateway/temporal/backend.ts';
 import { createTemporalClient } from '../../gateway/temporal/client.ts';
@@ -29,8 +28,8 @@ export interface GatewayOptions {
 /** The server secret of test gateways (MCP_SERVER_SECRET in `env` overrides it). */
 export const TEST_SERVER_SECRET = 'test-server-secret-0123456789abcdef0123456789';
 
-/** The running-task cap a gateway has with MCP_MAX_RUNNING_TASKS unset (test gateways have none). */
-export const DEFAULT_CAP = { MCP_MAX_RUNNING_TASKS: String(DEFAULTS.maxRunningTasks) };
+/** The running-task cap a gateway has with MCP_MAX_RUNNING_TASKS unset, as configuration.md states it (test gateways have none). */
+export const DEFAULT_CAP = { MCP_MAX_RUNNING_TASKS: '100' };
 
 /**
  * A task's run handle as a test gateway started it: under the running-task cap its slot's workflow

@@ -12,11 +12,7 @@ import { discoveryUrls } from '../../gateway/http/authorization-server.ts';
 import { readMcpBody } from '../../gateway/http/body.ts';
 import { JwtAccessTokenVerifier, tokenScopes } from '../../gateway/http/jwt-verifier.ts';
 import { OAuthResourceServer } from '../../gateway/http/oauth.ts';
-import {
-  OAUTH_DEFAULTS,
-  type OAuthSettings,
-  oauthSettingsFromEnv,
-} from '../../gateway/http/oauth-settings.ts';
+import { type OAuthSettings, oauthSettingsFromEnv } from '../../gateway/http/oauth-settings.ts';
 import { Catalog, catalogTool } from '../../gateway/mcp/catalog.ts';
 import { loadCatalogFile } from '../../gateway/mcp/catalog-file.ts';
 import { inputRequestId } from '../../gateway/mcp/legacy-task-input.ts';
@@ -46,7 +42,11 @@ describe('settings', () => {
         issuer: ISSUER,
         audience: AUDIENCE,
         requiredScopes: ['mcp:tools', 'mcp:read'],
-        ...OAUTH_DEFAULTS,
+        // The defaults configuration.md states.
+        principalClaim: 'sub',
+        clockSkewMs: 30_000,
+        httpTimeoutMs: 5000,
+        jwksCooldownMs: 30_000,
         principalAliases: new Map(),
       },
     );

@@ -13,7 +13,7 @@ import { Catalog, catalogTool } from '../../gateway/mcp/catalog.ts';
 import { readMessage } from '../../gateway/mcp/methods.ts';
 import { loadServerSecret, SECRET_FILE_NAME } from '../../gateway/server-secret.ts';
 import { authTokensFromEnv, parseAuthTokens } from '../../gateway/settings/auth.ts';
-import { DEFAULTS, loadSettings } from '../../gateway/settings/index.ts';
+import { loadSettings } from '../../gateway/settings/index.ts';
 import { assertSafeBind } from '../../gateway/settings/listen.ts';
 import { differingArguments, isOwnedBy, keyedTaskId, newTaskId } from '../../gateway/temporal/task-ids.ts';
 
@@ -270,8 +270,8 @@ describe('poll rate limiting', () => {
   test('settings: off by default, never above the advertised poll interval', async () => {
     const config = await loadSettings({});
     assert.equal(config.pollMinIntervalMs, 0);
-    assert.equal(config.maxRunningTasks, DEFAULTS.maxRunningTasks);
-    assert.equal(config.bodyLimitBytes, DEFAULTS.bodyLimitBytes);
+    assert.equal(config.maxRunningTasks, 100);
+    assert.equal(config.bodyLimitBytes, 65_536);
     assert.equal((await loadSettings({ MCP_POLL_MIN_INTERVAL_MS: '1500' })).pollMinIntervalMs, 1500);
     await assert.rejects(
       loadSettings({ MCP_POLL_INTERVAL_MS: '1000', MCP_POLL_MIN_INTERVAL_MS: '1500' }),
