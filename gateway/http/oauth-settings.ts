@@ -28,7 +28,7 @@ export interface OAuthSettings {
   jwksCooldownMs: number;
 }
 
-export const OAUTH_DEFAULTS = {
+const OAUTH_DEFAULTS = {
   principalClaim: 'sub',
   clockSkewMs: 30_000,
   httpTimeoutMs: 5_000,

@@ -78,7 +78,7 @@ export const METHODS: Readonly<Record<string, MethodDeclaration>> = {
 };
 
 /** A 2025-11-25 client's answer to a task's input request: a response, whose id names its task. */
-export const INPUT_ANSWER: MethodDeclaration = {
+const INPUT_ANSWER: MethodDeclaration = {
   eras: ['legacy'],
   taskIds: (_params, message) => [taskInputAnswer(message)?.taskId],
 };

@@ -21,7 +21,6 @@ import { type PollingSettings, pollingFromEnv } from './polling.ts';
 import { type TraceSettings, traceFromEnv } from './tracing.ts';
 
 export { budgetWarnings } from './budgets.ts';
-export { DEFAULTS } from './defaults.ts';
 
 export interface GatewaySettings
   extends ListenSettings,
