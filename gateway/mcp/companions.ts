@@ -175,7 +175,7 @@ function respondTool(runs: ToolRuns): ToolDefinition {
     args: respondArgs(tool.name),
     outputSchema: runs.outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    handler: (args, call) => holdingWait(tool, deps, call, () => respond(runs, args, call)),
+    handler: (args, call) => holdingWait(tool, deps, call, () => respond(runs, args, call), true),
   });
 }
 
