@@ -25,17 +25,17 @@ export function waitBudgetFor(
 
 /**
  * Runs a call that will wait holding one of its caller's concurrent waits: one that waits on its run
- * (its budget is above 0), or sends it input (a resumed round, a respond companion), the send waiting
- * until the run took it. Past MCP_MAX_WAITS_PER_PRINCIPAL it is refused before it does anything (wait_limit).
+ * (its budget is above 0), or resumes a round (its answers' send waits until the run took them).
+ * Past MCP_MAX_WAITS_PER_PRINCIPAL it is refused before it does anything (wait_limit).
  */
 export function holdingWait<T>(
   tool: CatalogTool,
   deps: ToolDeps,
   call: ToolCall,
   work: () => Promise<T>,
-  sendsInput = call.rounds?.resumes !== undefined,
 ): Promise<T> {
-  const waits = sendsInput || waitBudgetFor(tool, call.origin.clientName, deps.clientWaitBudgets) > 0;
+  const budgetMs = waitBudgetFor(tool, call.origin.clientName, deps.clientWaitBudgets);
+  const waits = budgetMs > 0 || call.rounds?.resumes !== undefined;
   return waits ? deps.waits.holding(call.caller.principal, work) : work();
 }
 
