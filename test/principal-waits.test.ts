@@ -1,10 +1,11 @@
 // Every wait and stream of a principal's counts against its bound, against a real dev server with no
 // worker (a call waits its whole budget; a settle waits its whole deadline). With
-// MCP_MAX_WAITS_PER_PRINCIPAL at 1, a call holding its wait makes the settle after tasks/update, a
-// 2025-11-25 tasks/cancel and an answer to a task's input request refused (wait_limit, nothing sent),
-// and a 2025-11-25 tasks/cancel settling makes a call that would wait refused; with
+// MCP_MAX_WAITS_PER_PRINCIPAL at 1, a call holding its wait makes tasks/update, a 2025-11-25
+// tasks/cancel (nothing sent) and an answer to a task's input request refused (wait_limit), and a
+// 2025-11-25 tasks/cancel settling makes a call that would wait refused; with
 // MCP_LISTEN_MAX_STREAMS_PER_PRINCIPAL at 1, a task stream makes the SDK's own subscriptions/listen
-// refused. Another principal is served all along.
+// refused (principal_subscription_limit), and its stream is given back once it ends. Another
+// principal is served all along.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { inputRequestId } from '../gateway/mcp/legacy-task-input.ts';
