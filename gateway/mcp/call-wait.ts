@@ -24,22 +24,19 @@ export function waitBudgetFor(
 }
 
 /**
- * Runs a call that will wait on a run (its budget is above 0) holding one of its caller's concurrent
- * waits: past MCP_MAX_WAITS_PER_PRINCIPAL it is refused before it does anything (wait_limit).
+ * Runs a call that will wait holding one of its caller's concurrent waits: one that waits on its run
+ * (its budget is above 0), or resumes a round (its answers' send waits until the run took them).
+ * Past MCP_MAX_WAITS_PER_PRINCIPAL it is refused before it does anything (wait_limit).
  */
-export async function holdingWait<T>(
+export function holdingWait<T>(
   tool: CatalogTool,
   deps: ToolDeps,
   call: ToolCall,
   work: () => Promise<T>,
 ): Promise<T> {
-  if (waitBudgetFor(tool, call.origin.clientName, deps.clientWaitBudgets) <= 0) return work();
-  const release = deps.waits.reserve(call.caller.principal);
-  try {
-    return await work();
-  } finally {
-    release();
-  }
+  const budgetMs = waitBudgetFor(tool, call.origin.clientName, deps.clientWaitBudgets);
+  const waits = budgetMs > 0 || call.rounds?.resumes !== undefined;
+  return waits ? deps.waits.holding(call.caller.principal, work) : work();
 }
 
 /** How a call's wait ended: as a wait on the run does, or with input the client can answer. */

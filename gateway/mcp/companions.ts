@@ -175,7 +175,8 @@ function respondTool(runs: ToolRuns): ToolDefinition {
     args: respondArgs(tool.name),
     outputSchema: runs.outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    handler: (args, call) => holdingWait(tool, deps, call, () => respond(runs, args, call)),
+    // Whatever its budget, the answer's send waits until the run took it: one of the caller's waits.
+    handler: (args, call) => deps.waits.holding(call.caller.principal, () => respond(runs, args, call)),
   });
 }
 

@@ -156,7 +156,12 @@ export class McpHandler {
     // A 2025-11-25 client's answer to a task's input request: for the run, wherever it was asked.
     const answer = envelope.method === undefined ? taskInputAnswer(parsedBody) : undefined;
     if (answer) return deliverTaskInput(answer, callerFrom(authInfo), this.deps);
-    return this.handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+    const served = () =>
+      this.handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+    // The SDK's own listen stream (no taskIds) is one of the caller's streams all the same.
+    if (envelope.method === 'subscriptions/listen' && mcpRequest.route.kind === 'modern')
+      return this.subscriptions.counted(envelope.id, callerFrom(authInfo).principal, served);
+    return served();
   }
 
   /** subscriptions/listen for tasks, judged first by the SDK's own rules (envelope against headers, revision). */

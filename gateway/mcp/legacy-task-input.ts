@@ -5,6 +5,8 @@
 // owner only (another principal's answer changes nothing), as tasks/update's answers do.
 import { randomBytes } from 'node:crypto';
 import type { Caller } from '../shared/caller.ts';
+import { WaitLimitError } from '../temporal/errors.ts';
+import { httpStatusOf, protocolErrorBody, toProtocolError } from './errors.ts';
 import { boundedResponses, inputResponsesSchema } from './input-rounds.ts';
 import type { McpDeps } from './method-context.ts';
 import { observeTaskRequest } from './observe.ts';
@@ -59,7 +61,8 @@ export function taskInputAnswer(body: unknown): TaskInputAnswer | undefined {
 /**
  * Hands the answer to its run: 202 whether or not the caller owns the run (an answer tells nothing
  * and changes nothing there), 400 for an answer that is no answer, 503 when Temporal did not take it
- * (the client may send it again).
+ * (the client may send it again). The send waits until the run took it, one of the caller's waits:
+ * past MCP_MAX_WAITS_PER_PRINCIPAL it is refused before it is sent, as a call is (429, wait_limit).
  */
 export function deliverTaskInput(answer: TaskInputAnswer, caller: Caller, deps: McpDeps): Promise<Response> {
   return observeTaskRequest('tasks/input-response', answer.taskId, async () => {
@@ -75,11 +78,15 @@ export function deliverTaskInput(answer: TaskInputAnswer, caller: Caller, deps: 
     if (!tool?.inputSignal) return accepted();
     const input = { signalName: tool.inputSignal, responses, ...tool.progress };
     try {
-      await deps.actions.sendInput(answer.taskId, caller, input);
-    } catch {
+      await deps.waits.holding(caller.principal, () => deps.actions.sendInput(answer.taskId, caller, input));
+    } catch (err) {
+      if (err instanceof WaitLimitError) throw err;
       return Response.json({ error: 'the answer could not be delivered; send it again' }, { status: 503 });
     }
     return accepted();
+  }).catch((err) => {
+    const refusal = toProtocolError(err);
+    return Response.json(protocolErrorBody(answer.id, refusal), { status: httpStatusOf(refusal) });
   });
 }
 

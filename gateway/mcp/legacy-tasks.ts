@@ -90,7 +90,11 @@ const list: Handle = async ({ params, caller }, deps) => {
   };
 };
 
-const cancel: Handle = async ({ params, caller, named }, deps) => {
+// The settle is one of the caller's waits: past them the cancel is refused before it is sent (wait_limit).
+const cancel: Handle = (request, deps, stream) =>
+  deps.waits.holding(request.caller.principal, () => cancelSettled(request, deps, stream));
+
+const cancelSettled: Handle = async ({ params, caller, named }, deps) => {
   const taskId = String(params.taskId);
   const task = named(taskId);
   const run = await deps.actions.cancel(task, caller);

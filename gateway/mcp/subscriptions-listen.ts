@@ -5,7 +5,15 @@ import type { FleetSize } from '../temporal/fleet.ts';
 import { gatewayShare } from '../temporal/principal-limits.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { ParsedTaskIds } from '../temporal/task-ids.ts';
-import { invalidParams, principalSubscriptionLimit, slowSubscriber, subscriptionLimit } from './errors.ts';
+import {
+  httpStatusOf,
+  invalidParams,
+  principalSubscriptionLimit,
+  protocolErrorBody,
+  slowSubscriber,
+  subscriptionLimit,
+  toProtocolError,
+} from './errors.ts';
 import type { SubscriptionLimits } from './method-context.ts';
 import type { DetailedTask } from './task-shapes.ts';
 import { type Push, TaskWatches, type TaskWatchesDeps } from './task-watches.ts';
@@ -161,6 +169,25 @@ export class TaskSubscriptions {
     }
   }
 
+  /**
+   * A stream the SDK serves (subscriptions/listen without taskIds, for its own events), counted with
+   * the task streams: refused past their limits as they are; its slot is released when its body ends.
+   */
+  async counted(id: unknown, principal: string, open: () => Promise<Response>): Promise<Response> {
+    let release = () => {};
+    try {
+      release = this.reserve(principal);
+      const response = await open();
+      if (response.body) return withEnd(response, release);
+      release();
+      return response;
+    } catch (err) {
+      release();
+      const refusal = toProtocolError(err);
+      return Response.json(protocolErrorBody(id, refusal), { status: httpStatusOf(refusal) });
+    }
+  }
+
   /** Ends every stream with its result (the gateway is shutting down); the watches end with them. */
   closeAll(): void {
     for (const close of [...this.closers]) close();
@@ -224,4 +251,28 @@ export class TaskSubscriptions {
       );
     });
   }
+}
+
+/** The response with a body that calls `onEnd` once it has ended: read to its end, failed or cancelled. */
+function withEnd(response: Response, onEnd: () => void): Response {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        onEnd();
+        controller.close();
+      } catch (err) {
+        onEnd();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      onEnd();
+      return reader.cancel(reason);
+    },
+  });
+  const { status, statusText, headers } = response;
+  return new Response(body, { status, statusText, headers });
 }

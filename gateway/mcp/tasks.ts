@@ -29,7 +29,9 @@ export async function tasksUpdate({ taskId, task, params, ctx, caller, deps }: T
     responses: boundedResponses(parsed.data),
     ...tool.progress,
   };
-  if (!(await deps.actions.sendInput(task, caller, input))) throw taskNotFound(taskId);
+  // The send waits until the run took the answers: one of the caller's waits (wait_limit past them).
+  const sent = await deps.waits.holding(caller.principal, () => deps.actions.sendInput(task, caller, input));
+  if (!sent) throw taskNotFound(taskId);
   return emptyAck();
 }
 

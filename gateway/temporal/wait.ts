@@ -52,11 +52,17 @@ export class RunWaits {
   ) {}
 
   /**
-   * Holds one of `principal`'s concurrent waits until the function returned is called; throws
-   * WaitLimitError at the bound (principal-limits.ts). Taken before a call does anything it waits on.
+   * Runs `work` holding one of `principal`'s concurrent waits; throws WaitLimitError at the bound
+   * (principal-limits.ts) before `work` starts. Every wait of a request counts: a call's budget, the
+   * settle after input (tasks/update, an answer, a round) or after a 2025-11-25 tasks/cancel.
    */
-  reserve(principal: string): () => void {
-    return this.counts.reserve(principal);
+  async holding<T>(principal: string, work: () => Promise<T>): Promise<T> {
+    const release = this.counts.reserve(principal);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
   }
 
   /** The run's history followed from now (run-changes.ts), until `signal` aborts. */

@@ -77,7 +77,7 @@ export function framedRequest(
 }
 
 /** Reads a JSON body or the last `data:` line of an SSE body. */
-async function readMessage(response: Response): Promise<Record<string, unknown>> {
+export async function readMessage(response: Response): Promise<Record<string, unknown>> {
   const text = await response.text();
   if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
     const data = text
