@@ -80,7 +80,8 @@ const NAMES_TASK: McpName = { param: 'taskId', required: false };
 /** The methods served, by name. The SDK answers any other with -32601. */
 export const METHODS: Readonly<Record<string, MethodDeclaration>> = {
   initialize: { eras: ['legacy'], servedBy: 'sdk' },
-  ping: { eras: BOTH, servedBy: 'sdk' },
+  // The 2026-07-28 revision has no ping (its SDK answers -32601).
+  ping: { eras: ['legacy'], servedBy: 'sdk' },
   'server/discover': { eras: ['modern'], servedBy: 'sdk' },
   'tools/list': handled({
     eras: BOTH,

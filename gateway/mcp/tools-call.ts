@@ -163,7 +163,7 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
     ...(run.answered ? { answered: run.answered } : {}),
   });
   if (outcome.kind === 'closed') {
-    const closed = { workflowId: taskIdText(run.task), run: run.run, state: outcome.state };
+    const closed = { taskId: taskIdText(run.task), run: run.run, state: outcome.state };
     // A 2025-11-25 task request gets its task whatever: its client follows the task to the result.
     if (call.legacyTasks && call.takesTasks) return stillRunning(tool, deps, call, { args, run, closed });
     return startPollAnswer(closed, tool, deps.timing);
@@ -233,7 +233,7 @@ async function stillRunning(
   const at = createdAt ?? new Date();
   const handle: ExecutionView = {
     ...{
-      workflowId: taskIdText(task),
+      taskId: taskIdText(task),
       run: run.run,
       tool: tool.name,
       createdAt: at,
