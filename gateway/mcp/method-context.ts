@@ -86,7 +86,8 @@ export interface MethodCall<P = Record<string, unknown>> {
 /** The task a call's `taskId` names, as parsed once: a malformed id is not found, and not parsed again. */
 export function namedTask({ params, parsed }: MethodCall<{ taskId: string }>): TaskRef {
   const task = parsed(params.taskId);
-  if (!task) throw taskNotFound(params.taskId);
+  // A malformed id names no slot, so its refusal needs nothing more of it.
+  if (!task) throw taskNotFound();
   return task;
 }
 

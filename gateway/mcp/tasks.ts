@@ -40,7 +40,7 @@ export async function readTask(
   { views, catalog }: ReadParts,
 ): Promise<TaskRead> {
   const view = await views.read(task, caller, catalog.toolOfTask(task)?.progress ?? {});
-  if (!view) throw taskNotFound(task.id);
+  if (!view) throw taskNotFound(task);
   return { view, tool: catalog.toolOfRun(view.tool) };
 }
 
@@ -60,7 +60,7 @@ export function cancelTask(parts: ReadParts & Pick<RunParts, 'actions' | 'waits'
   return async (call: MethodCall<TaskParams>) => {
     const task = namedTask(call);
     const run = await parts.actions.cancel(task, call.caller);
-    if (!run) throw taskNotFound(task.id);
+    if (!run) throw taskNotFound(task);
     if (call.era === 'modern') return emptyAck();
     await parts.waits.forResult(run, CANCEL_SETTLE_MS);
     return taskShape(await readTask(task, call.caller, parts), call.era, parts.timing);
@@ -76,14 +76,14 @@ export function updateTask({ catalog, actions }: Pick<RunParts, 'actions'> & { c
     const parsed = inputResponsesSchema.safeParse(given);
     if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error)}`);
     const tool = catalog.toolOfTask(task);
-    if (!tool) throw taskNotFound(task.id);
+    if (!tool) throw taskNotFound(task);
     if (!tool.inputSignal) throw invalidParams(`Tasks of ${tool.name} take no input`);
     const input = {
       signalName: tool.inputSignal,
       responses: boundedResponses(parsed.data),
       ...tool.progress,
     };
-    if (!(await actions.sendInput(task, call.caller, input))) throw taskNotFound(task.id);
+    if (!(await actions.sendInput(task, call.caller, input))) throw taskNotFound(task);
     return emptyAck();
   };
 }
