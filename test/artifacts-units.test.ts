@@ -96,7 +96,7 @@ describe('the answer of a completed run with an artifact', () => {
 
   test('a resource_link per artifact, and where to read each in structuredContent', () => {
     const json = startPollJson(
-      { workflowId: 'write_report-T', state: { status: 'completed', result: { summary: 's', report: REF } } },
+      { taskId: 'write_report-T', state: { status: 'completed', result: { summary: 's', report: REF } } },
       tool,
       1000,
     );
@@ -132,7 +132,7 @@ describe('the answer of a completed run with an artifact', () => {
 
   test('a result without references answers as before: no resource_link', () => {
     const json = startPollJson(
-      { workflowId: 'w-T', state: { status: 'completed', result: { n: 1 } } },
+      { taskId: 'w-T', state: { status: 'completed', result: { n: 1 } } },
       tool,
       1000,
     );

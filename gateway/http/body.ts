@@ -6,7 +6,7 @@
 // them reads before the SDK parses the body properly. Untrusted input:
 // every field is checked for its type, and a body that is no message reads empty.
 import type { FastifyInstance } from 'fastify';
-import type { MessageReading } from '../mcp/methods.ts';
+import type { MessageReading } from '../mcp/method-context.ts';
 import type { Envelope } from '../shared/protocol.ts';
 
 /** Deepest nesting of arrays and objects a request body may have. */

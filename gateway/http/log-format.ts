@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import type { DestinationStream } from 'pino';
 import type { MessageFormatFunc } from 'pino-pretty';
+import { declarationOf, INPUT_ANSWER } from '../mcp/methods.ts';
 
 /** pino-pretty, loaded only for a person's terminal: a JSON-logging gateway never pays its ~10 MB. */
 const prettyPrinter = (): typeof import('pino-pretty') => createRequire(import.meta.url)('pino-pretty');
@@ -53,14 +54,11 @@ function withoutControlCharacters(value: unknown): unknown {
   return value;
 }
 
+/** A line a method's outcome is logged on ("tasks/get", "tools/call refused"): its method's declaration counts it. */
 function isCallLine(msg: unknown): boolean {
-  return (
-    typeof msg === 'string' &&
-    (msg === 'tools/call' ||
-      msg.startsWith('tools/call ') ||
-      msg.startsWith('tasks/') ||
-      msg.startsWith('subscriptions/listen'))
-  );
+  if (typeof msg !== 'string') return false;
+  const method = msg.split(' ', 1)[0] ?? '';
+  return method === INPUT_ANSWER.logsAs || declarationOf(method)?.outcome !== undefined;
 }
 
 const messageFormat: MessageFormatFunc = (log, messageKey, _levelLabel, { colors }) => {

@@ -11,6 +11,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { type DestinationStream, destination } from 'pino';
+import { declarationOf } from '../mcp/methods.ts';
 import { readableLogStream } from './log-format.ts';
 
 const MAX_ID_LENGTH = 200;
@@ -123,17 +124,15 @@ export function logDestination(format: LogFormat): DestinationStream {
 
 // ---- the task a request is about, on its log lines -------------------------------------------------
 
-const TASK_ID = Symbol('taskId');
-
 function cleanId(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value.slice(0, MAX_ID_LENGTH) : undefined;
 }
 
-/** The task a tasks/* request names in its Mcp-Name header (2026-07-28 requests carry it). */
+/** The task a request names in its Mcp-Name header, when its method's declaration says the header names one. */
 function taskIdFromHeaders(raw: IncomingMessage): string | undefined {
   const method = raw.headers['mcp-method'];
-  const name = raw.headers['mcp-name'];
-  return typeof method === 'string' && method.startsWith('tasks/') ? cleanId(name) : undefined;
+  if (typeof method !== 'string' || declarationOf(method)?.mcpName?.param !== 'taskId') return undefined;
+  return cleanId(raw.headers['mcp-name']);
 }
 
 /** Fastify's per-request child logger, bound to the task a tasks/* request names in its headers. */
@@ -144,27 +143,24 @@ export const childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFa
   raw,
 ) => {
   const taskId = taskIdFromHeaders(raw);
-  const child = logger.child(taskId ? { ...bindings, taskId } : bindings, options);
-  if (taskId) (raw as unknown as Record<symbol, string>)[TASK_ID] = taskId;
-  return child;
+  return logger.child(taskId ? { ...bindings, taskId } : bindings, options);
 };
+
+/** The task the request's logger is bound to so far, as the logger itself says. */
+function boundTaskId(request: FastifyRequest): unknown {
+  const log = request.log as { bindings?: () => Record<string, unknown> };
+  return log.bindings?.().taskId;
+}
 
 /** Binds `taskId` to the request's logger (request.log and reply.log), once per request. */
 export function bindTask(request: FastifyRequest, reply: FastifyReply, taskId: string | undefined) {
   const id = cleanId(taskId);
-  const raw = request.raw as unknown as Record<symbol, string | undefined>;
-  if (id && raw[TASK_ID] === undefined) {
-    raw[TASK_ID] = id;
+  if (id && boundTaskId(request) === undefined) {
     const child = request.log.child({ taskId: id });
     request.log = child;
     reply.log = child;
   }
   return request.log;
-}
-
-/** The task bound to the request's logger so far, if any. */
-export function boundTaskId(request: FastifyRequest): string | undefined {
-  return (request.raw as unknown as Record<symbol, string | undefined>)[TASK_ID];
 }
 
 /**

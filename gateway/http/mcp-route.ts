@@ -8,14 +8,14 @@ import type { Catalog } from '../mcp/catalog.ts';
 import { errorBody, HEADER_MISMATCH, insufficientScope } from '../mcp/errors.ts';
 import { ANONYMOUS, type McpHandler } from '../mcp/handler.ts';
 import { readMessage } from '../mcp/methods.ts';
-import type { Exchange } from '../mcp/observe.ts';
 import type { Rights } from '../mcp/rights.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
+import type { Caller } from '../shared/caller.ts';
 import { tracing } from '../shared/tracing.ts';
 import { writeResponse } from './answer-writer.ts';
 import { type Authentication, bearerAuth, sendJson, sendRefusal } from './bearer-auth.ts';
 import { limitJsonDepth, type McpMessage, readMcpBody } from './body.ts';
-import { bindTask, bindTaskFromBody, boundTaskId } from './logging.ts';
+import { bindTask, bindTaskFromBody } from './logging.ts';
 import type { Refusal } from './oauth.ts';
 import { PollRateLimiter, type PollRateLimitOptions, pollRateLimit } from './poll-limit.ts';
 import { refusedBodyHandler } from './refused-bodies.ts';
@@ -43,7 +43,7 @@ export interface McpRouteOptions {
 
 /**
  * Answers 400 / -32020 when the request's headers fail the SEP-2243 rules, and gives undefined;
- * else adds what they allow and gives the request's protocol classification.
+ * else the request's protocol classification and the headers the gateway supplies.
  */
 function checkHeaders(request: FastifyRequest, reply: FastifyReply, options: McpRouteOptions) {
   const verdict = judgeRequestHeaders({
@@ -52,10 +52,7 @@ function checkHeaders(request: FastifyRequest, reply: FastifyReply, options: Mcp
     body: request.body,
     paramHeaders: options.paramHeaders,
   });
-  if (verdict.ok) {
-    Object.assign(request.raw.headers, verdict.add);
-    return verdict.route;
-  }
+  if (verdict.ok) return { route: verdict.route, supplied: verdict.add };
   const { message, data } = verdict.refusal;
   sendJson(reply, 400, errorBody(request.mcpBody.id, HEADER_MISMATCH, message, data));
   return undefined;
@@ -65,12 +62,13 @@ function checkHeaders(request: FastifyRequest, reply: FastifyReply, options: Mcp
 const BODY_HEADERS = new Set(['content-length', 'content-encoding', 'transfer-encoding']);
 
 /**
- * The request as the SDK's handler takes it: method, URL, headers and the caller's signal. Its body
- * is handed over already parsed (`parsedBody`), so it is not turned back into JSON text.
+ * The request as the SDK's handler takes it: method, URL, headers (with those the gateway supplies)
+ * and the caller's signal. Its body is handed over already parsed (`parsedBody`), so it is not
+ * turned back into JSON text.
  */
-function webRequestOf(raw: IncomingMessage, signal: AbortSignal): Request {
+function webRequestOf(raw: IncomingMessage, supplied: Record<string, string>, signal: AbortSignal): Request {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(raw.headers)) {
+  for (const [name, value] of Object.entries({ ...raw.headers, ...supplied })) {
     if (value === undefined || name.startsWith(':') || BODY_HEADERS.has(name)) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
@@ -95,7 +93,7 @@ function scopeCheck({ rights, auth }: McpRouteOptions) {
     const held = request.identity?.scopes;
     if (held === undefined) return;
     for (const message of request.mcpBody.messages) {
-      const needed = rights.refused(message.reading, held);
+      const needed = rights.missingScopes(message.reading, held);
       if (!needed) continue;
       const description = `the caller lacks a scope ${refusedWhat(message)} needs`;
       const id = message.envelope.id ?? null;
@@ -137,55 +135,50 @@ function admission(app: Parameters<FastifyPluginAsync>[0], options: McpRouteOpti
   }
 }
 
-/** One request on its way through: who it is from, and its protocol classification. */
+/** One request on its way through: who it is from, its protocol classification, the headers supplied. */
 interface RoutedRequest {
   request: FastifyRequest;
   reply: FastifyReply;
   principal: string;
   route: InboundClassificationOutcome;
+  supplied: Record<string, string>;
 }
 
 /** The MCP layer's answer to one request, written to its socket; `withTrace` adds the trace context. */
 function answer(
-  { request, reply, principal, route }: RoutedRequest,
+  { request, reply, principal, route, supplied }: RoutedRequest,
   options: McpRouteOptions,
   withTrace: (response: Response) => Promise<Response>,
 ): Promise<void> {
   // A token's scopes reach the MCP layer (resources/list lists only what they cover); a static
   // token without scopes of its own holds every scope.
   const scopes = request.identity?.scopes;
-  const authInfo = {
-    token: '',
-    clientId: principal,
-    scopes: [...(scopes ?? [])],
-    // The task ids the body named, parsed once (mcp/methods.ts): the handlers take them as they are.
-    extra: {
-      everyScope: !scopes,
-      tasks: request.mcpBody.messages.flatMap((message) => message.reading.tasks),
-    },
-  };
+  const caller: Caller = scopes ? { principal, scopes: [...scopes] } : { principal };
+  const authInfo = { token: '', clientId: principal, scopes: [...(scopes ?? [])] };
   // The MCP layer logs on the request's logger and learns when the answer has gone (a read holds
-  // its budget until then); it leaves the task its answer is about, bound here for the last line.
-  const exchange: Exchange = {
-    log: request.log,
-    answered: new Promise((resolve) => reply.raw.once('close', () => resolve())),
-    ...(boundTaskId(request) ? { taskId: boundTaskId(request) } : {}),
-  };
-  const parsedBody = request.body;
-  const { envelope, id } = request.mcpBody;
+  // its budget until then); it gives back the task its answer is about, bound here for the last line.
+  const answered = new Promise<void>((resolve) => reply.raw.once('close', () => resolve()));
+  const { envelope, id, messages } = request.mcpBody;
+  let answerTask: string | undefined;
   return writeResponse(
     reply.raw,
     async (callerLeft) => {
-      const webRequest = webRequestOf(request.raw, callerLeft);
-      const mcpRequest = { request: webRequest, authInfo, parsedBody, envelope, route, callerLeft, exchange };
-      return withTrace(await options.mcp.fetch(mcpRequest));
+      const answer = await options.mcp.fetch({
+        ...{ request: webRequestOf(request.raw, supplied, callerLeft), authInfo, caller },
+        ...{ parsedBody: request.body, envelope, route, callerLeft, answered, log: request.log },
+        // The task ids the body named, parsed once (mcp/methods.ts): the handlers take them as they are.
+        tasks: messages.flatMap((message) => message.reading.tasks),
+        ...(request.mcpBody.taskId ? { boundTask: request.mcpBody.taskId } : {}),
+      });
+      answerTask = answer.taskId;
+      return withTrace(answer.response);
     },
     {
       requestId: id,
       writeTimeoutMs: options.writeTimeoutMs,
-      beforeEnd: () => bindTask(request, reply, exchange.taskId),
+      beforeEnd: () => bindTask(request, reply, answerTask),
       onCut: () =>
-        exchange.log.warn(
+        request.log.warn(
           { writeTimeoutMs: options.writeTimeoutMs },
           'answer cut: its client read none of it within MCP_WRITE_TIMEOUT_MS',
         ),
@@ -202,13 +195,13 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
   limitJsonDepth(app);
   app.setErrorHandler(refusedBodyHandler(options.bodyLimitBytes));
   app.all('/mcp', { bodyLimit: options.bodyLimitBytes }, async (request, reply) => {
-    const route = checkHeaders(request, reply, options);
-    if (!route) return reply;
+    const judged = checkHeaders(request, reply, options);
+    if (!judged) return reply;
     reply.hijack();
     // Every request is served as its caller: the local principal when nobody authenticates.
     const principal = request.identity?.principal ?? ANONYMOUS;
     const serve = (withTrace: (response: Response) => Promise<Response>) =>
-      answer({ request, reply, principal, route }, options, withTrace);
+      answer({ request, reply, principal, ...judged }, options, withTrace);
     await (tracing ? traceRequest(request, reply, principal, serve) : serve(async (response) => response));
   });
 };

@@ -12,7 +12,7 @@
 // (subscriptions/listen). 2025-era requests predate these rules and are not judged.
 import type { IncomingHttpHeaders } from 'node:http';
 import { classifyInboundRequest, type InboundClassificationOutcome } from '@modelcontextprotocol/server';
-import { METHODS } from '../mcp/methods.ts';
+import { declarationOf } from '../mcp/methods.ts';
 import type { ParamHeader } from '../mcp/schemas.ts';
 import { MODERN_PROTOCOL_VERSION } from '../shared/protocol.ts';
 
@@ -27,7 +27,7 @@ export interface HeaderRefusal {
 
 export type HeaderVerdict =
   /**
-   * `add`: headers the gateway supplies before the SDK judges the request (see taskNameParam);
+   * `add`: headers the gateway supplies before the SDK judges the request (see mcpNameOf);
    * `route`: the request's protocol classification, which the MCP layer goes on with.
    */
   | { ok: true; add: Record<string, string>; route: InboundClassificationOutcome }
@@ -42,25 +42,19 @@ export interface RequestHeadersInput {
   paramHeaders?: ReadonlyMap<string, readonly ParamHeader[]>;
 }
 
-/** The body field Mcp-Name mirrors, for the methods the core spec requires it on. */
-const NAME_SOURCE: Record<string, string> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-};
-
 /**
- * tasks/*: the Tasks extension (ext-tasks specification/draft/tasks.md, "Streamable HTTP: Routing
- * Headers") tells clients they MUST set Mcp-Name to params.taskId, so that intermediaries can route
- * to the instance holding the task; it states no server rule. The core's rejection of a missing
- * standard header covers the headers its own table requires, which does not list tasks/*. So a
- * tasks/* request without Mcp-Name (fastmcp-tasks 4.1.4 and the Python SDK send none) is served from
- * params.taskId; the SDK's handler, stricter, is handed the header the client should have sent. A
- * Mcp-Name that names another task is still refused (Server Validation: headers match the body).
- * The methods and the param are the method table's (mcp/methods.ts, `nameParam`).
+ * The param Mcp-Name mirrors, as the method table declares it (mcp/methods.ts, `mcpName`): required
+ * on tools/call (params.name) and resources/read (params.uri), as the core spec has it; supplied on
+ * tasks/* (params.taskId). The Tasks extension (ext-tasks specification/draft/tasks.md, "Streamable
+ * HTTP: Routing Headers") tells clients they MUST set Mcp-Name to params.taskId, so that
+ * intermediaries can route to the instance holding the task; it states no server rule. So a
+ * tasks/* request without Mcp-Name (fastmcp-tasks 4.1.4 and the Python SDK send none) is served
+ * from params.taskId; the SDK's handler, stricter, is handed the header the client should have
+ * sent. A Mcp-Name that names another task is still refused (Server Validation: headers match the
+ * body). A method the gateway does not serve (prompts/get) is the SDK's to judge.
  */
-function taskNameParam(method: string): string | undefined {
-  return Object.hasOwn(METHODS, method) ? METHODS[method]?.nameParam : undefined;
+function mcpNameOf(method: string) {
+  return declarationOf(method)?.mcpName;
 }
 
 const SENTINEL_PREFIX = '=?base64?';
@@ -209,11 +203,12 @@ export function judgeRequestHeaders(input: RequestHeadersInput): HeaderVerdict {
   if (headerValue(headers, 'mcp-method') === undefined) {
     return missing(`the body names method ${method} but the required Mcp-Method header is absent`);
   }
-  const nameField = NAME_SOURCE[method];
-  const named = nameField ? params[nameField] : undefined;
-  if (typeof named === 'string' && headerValue(headers, 'mcp-name') === undefined) {
+  const mcpName = mcpNameOf(method);
+  const named = mcpName ? params[mcpName.param] : undefined;
+  const nameAbsent = typeof named === 'string' && headerValue(headers, 'mcp-name') === undefined;
+  if (nameAbsent && mcpName?.required) {
     return missing(
-      `the body carries params.${nameField}=${JSON.stringify(named)} but the required Mcp-Name header is absent`,
+      `the body carries params.${mcpName.param}=${JSON.stringify(named)} but the required Mcp-Name header is absent`,
     );
   }
   if (method === 'tools/call' && typeof named === 'string') {
@@ -221,10 +216,6 @@ export function judgeRequestHeaders(input: RequestHeadersInput): HeaderVerdict {
     const problem = paramHeaderRefusal(declarations, params.arguments, headers);
     if (problem) return { ok: false, refusal: problem };
   }
-  const taskField = taskNameParam(method);
-  const taskId = taskField ? params[taskField] : undefined;
-  if (typeof taskId === 'string' && headerValue(headers, 'mcp-name') === undefined) {
-    return { ok: true, add: { 'mcp-name': encodeHeaderValue(taskId) }, route };
-  }
+  if (nameAbsent) return { ok: true, add: { 'mcp-name': encodeHeaderValue(named) }, route };
   return pass;
 }

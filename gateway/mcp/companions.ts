@@ -118,7 +118,7 @@ class ToolRuns {
     const { rounds: _, ...plain } = call;
     const outcome = await waitForRun(this.tool, this.deps, plain, { task, run });
     if (outcome.kind === 'closed') {
-      const closed = { workflowId: taskIdText(task), state: outcome.state };
+      const closed = { taskId: taskIdText(task), state: outcome.state };
       return startPollAnswer(closed, this.tool, this.deps.timing);
     }
     return this.answerNow(task, call);

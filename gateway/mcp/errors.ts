@@ -17,7 +17,7 @@ import {
   TemporalUnreachableError,
   WaitLimitError,
 } from '../temporal/errors.ts';
-import { namesNoRun } from '../temporal/task-ids.ts';
+import { namesNoRun, type TaskName } from '../temporal/task-ids.ts';
 
 const PARSE_ERROR = ProtocolErrorCode.ParseError;
 const INVALID_REQUEST = ProtocolErrorCode.InvalidRequest;
@@ -58,8 +58,8 @@ export function protocolErrorBody(id: unknown, error: ProtocolError): ErrorBody 
  * tasks/* on an id that is unknown, expired, or not the caller's: one answer for all three. An id
  * without a run part (`~`: an unconfirmed start, or a gateway before ids named their run) says why.
  */
-export function taskNotFound(taskId?: string): ProtocolError {
-  const note = taskId !== undefined && namesNoRun(taskId) ? { note: NO_RUN_NOTE } : {};
+export function taskNotFound(task?: TaskName): ProtocolError {
+  const note = task !== undefined && namesNoRun(task) ? { note: NO_RUN_NOTE } : {};
   return new ProtocolError(INVALID_PARAMS, TASK_NOT_FOUND_MESSAGE, { reason: 'task_not_found', ...note });
 }
 

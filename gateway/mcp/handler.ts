@@ -1,12 +1,15 @@
 // The MCP side of the gateway: the SDK's stateless HTTP handler and a Server per request (the SDK
-// serves each exchange on a fresh one), bound to its caller: each method handed to the file that
-// serves it, counted and logged once (observe.ts).
+// serves each exchange on a fresh one), on which every method of the table (methods.ts) of the
+// request's revision is registered by one loop: its capability checked, its params parsed by its
+// schema, its handler called with the request's values, its outcome counted and logged once
+// (observe.ts).
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   type AuthInfo,
   createMcpHandler,
   createRequestStateCodec,
   type InboundClassificationOutcome,
+  type RequestStateCodec,
   Server,
   type ServerContext,
   UnsupportedProtocolVersionError,
@@ -14,9 +17,8 @@ import {
 import * as z from 'zod/v4';
 import type { Caller } from '../shared/caller.ts';
 import { type Envelope, META, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
-import type { ParsedTaskIds, TaskRef } from '../temporal/task-ids.ts';
+import type { TaskRef } from '../temporal/task-ids.ts';
 import { SHUTDOWN } from '../temporal/wait.ts';
-import { parseArtifactUri } from './artifacts.ts';
 import {
   errorBody,
   httpStatusOf,
@@ -25,28 +27,17 @@ import {
   protocolErrorBody,
   toProtocolError,
 } from './errors.ts';
-import { answerableRequests, type InputRounds, isRoundState, type RoundState } from './input-rounds.ts';
+import type { RoundState } from './input-rounds.ts';
 import { deliverTaskInput, taskInputAnswer } from './legacy-task-input.ts';
-import { serveLegacyTasks } from './legacy-tasks.ts';
-import type { McpDeps, TaskRequest } from './method-context.ts';
-import { type Era, METHODS } from './methods.ts';
-import { type Exchange, inExchange, observeTaskRequest, observeToolCall } from './observe.ts';
-import { resourcesList, resourcesRead } from './resources.ts';
+import { declaresTasksExtension, type Era, type McpDeps, type MethodCall } from './method-context.ts';
+import { METHODS, type MethodDeclaration, type MethodParts } from './methods.ts';
+import { observeTaskRequest, observeToolCall, type RequestLogger } from './observe.ts';
 import { type ListenRequest, TaskSubscriptions } from './subscriptions-listen.ts';
-import { tasksCancel, tasksGet, tasksUpdate } from './tasks.ts';
 import { describeIssues } from './tool-definition.ts';
-import { callTool } from './tools-call.ts';
 import { CatalogTools } from './tools-list.ts';
 
-/** Longest a shutdown waits for the tool calls in flight to answer before closing their exchanges. */
+/** Longest a shutdown waits for the answers in flight to be given before closing their exchanges. */
 const DRAIN_CALLS_MS = 5_000;
-
-/** Whether a request may receive a task: its client capabilities declare the Tasks extension. */
-export function declaresTasksExtension(capabilities: object | undefined): boolean {
-  const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
-  const value = extensions?.[TASKS_EXTENSION];
-  return typeof value === 'object' && value !== null;
-}
 
 const SERVER_INFO = { name: 'temporal-mcp-gateway', version: '0.1.0' } as const;
 
@@ -58,29 +49,11 @@ const INSTRUCTIONS =
 /** The principal of every caller when the gateway runs without authentication (loopback only). */
 export const ANONYMOUS = 'anonymous';
 
-/** The caller a request was admitted as: the principal the HTTP layer put in its authInfo. */
-function callerFrom(authInfo: AuthInfo | undefined): Caller {
-  const principal = authInfo?.clientId || ANONYMOUS;
-  return authInfo?.extra?.everyScope === false ? { principal, scopes: authInfo.scopes } : { principal };
-}
-
-// tasks/* params are checked inside the handler, after the capability check, so a client without
-// the extension always learns that first.
+// Params are checked inside the handler, after the capability check, so a client without the
+// extension always learns that first.
 const anyParams = z.looseObject({});
-const taskIdParams = z.object({ taskId: z.string() });
 
-/** The Tasks extension's methods (their declarations in methods.ts), by name. */
-const TASK_HANDLERS: Record<string, (request: TaskRequest) => Promise<object>> = {
-  'tasks/get': tasksGet,
-  'tasks/update': tasksUpdate,
-  'tasks/cancel': tasksCancel,
-};
-
-/** The task ids the HTTP layer parsed from the request (methods.ts): the value, or the text as given. */
-function parsedTaskIds(authInfo: AuthInfo | undefined): ParsedTaskIds {
-  const tasks = authInfo?.extra?.tasks as readonly TaskRef[] | undefined;
-  return (taskId) => tasks?.find((task) => task.id === taskId) ?? taskId;
-}
+type Handle = (call: MethodCall) => Promise<object> | object;
 
 /** Whether a subscriptions/listen asks for tasks (the Tasks extension's filter), not the SDK's own events. */
 function listensToTasks({ method, params }: Envelope): boolean {
@@ -91,14 +64,21 @@ function listensToTasks({ method, params }: Envelope): boolean {
 /** One request as the HTTP layer hands it over. */
 export interface McpRequest {
   request: Request;
+  /** The caller as the SDK knows it (its requestState is bound to the principal). */
   authInfo: AuthInfo;
+  caller: Caller;
   parsedBody: unknown;
   /** What the body says about itself, as the HTTP layer read it. */
   envelope: Envelope;
+  /** The task ids the body names, parsed once (methods.ts). */
+  tasks: readonly TaskRef[];
   /** The request's protocol classification, as the HTTP layer made it judging its headers. */
   route: InboundClassificationOutcome;
-  /** The request's logger and answer, shared with the HTTP layer. */
-  exchange: Exchange;
+  /** The request's logger, bound to the task its body names (`boundTask`), if it names one. */
+  log: RequestLogger;
+  boundTask?: string;
+  /** Settles once the answer has left the process (or the caller has gone). */
+  answered: Promise<void>;
   /**
    * Aborts when the client goes away: the HTTP layer's own signal, not `request.signal`, which
    * follows it only as long as the Request object lives (a stream outlives it).
@@ -106,39 +86,72 @@ export interface McpRequest {
   callerLeft: AbortSignal;
 }
 
+/** The answer, and the task it is about when only the answer names it (a tools/call's). */
+export interface McpAnswer {
+  response: Response;
+  taskId?: string;
+}
+
+/** What one request's handlers are handed, made from it once. */
+interface RequestValues {
+  caller: Caller;
+  parsed: MethodCall['parsed'];
+  log: { log: RequestLogger; bound: boolean };
+  answered: Promise<void>;
+  /** The task a tools/call's answer names: the SDK's handler gives back only a Response, so it is kept here. */
+  answerTask: { taskId?: string };
+}
+
+function valuesOf({ caller, tasks, log, boundTask, answered }: McpRequest): RequestValues {
+  const byId = new Map(tasks.map((task) => [task.id, task]));
+  const parsed = (taskId: string) => byId.get(taskId);
+  return { caller, parsed, log: { log, bound: boundTask !== undefined }, answered, answerTask: {} };
+}
+
 export class McpHandler {
   private readonly tools: CatalogTools;
-  private readonly handler: ReturnType<typeof createMcpHandler>;
+  /** Each handled method's handler, made once from the parts it uses. */
+  private readonly handlers: ReadonlyMap<string, Handle>;
   private readonly subscriptions: TaskSubscriptions;
-  /** The parts 2025-11-25 task methods use: tasks/result streams are followed like push streams. */
-  private readonly legacyDeps: McpDeps & { subscriptions: TaskSubscriptions };
+  private readonly parts: McpDeps;
   /** Signs input_required answers' requestState: HMAC with a key of the server secret, bound to the caller. */
-  private readonly requestStates;
+  private readonly requestStates: RequestStateCodec<RoundState>;
   /** Aborts at shutdown: waiting tool calls answer their handles, task streams end. */
   private readonly stopping = new AbortController();
-  /** tools/call answers not yet given. */
+  /** Answers not yet given. */
   private readonly calls = new Set<Promise<unknown>>();
+  /** The SDK handlers of the exchanges not answered yet (a shutdown closes them). */
+  private readonly open = new Set<ReturnType<typeof createMcpHandler>>();
 
-  constructor(private readonly deps: McpDeps) {
-    const { timing, clientWaitBudgets } = deps;
-    this.tools = new CatalogTools(deps.catalog, {
-      ...{ starts: deps.starts, waits: deps.waits, views: deps.views, actions: deps.actions },
-      recentRuns: deps.recentRuns,
+  constructor(parts: McpDeps) {
+    const { timing, clientWaitBudgets } = parts;
+    this.parts = parts;
+    this.tools = new CatalogTools(parts.catalog, {
+      ...{ starts: parts.starts, waits: parts.waits, views: parts.views, actions: parts.actions },
+      recentRuns: parts.recentRuns,
       timing,
       stopping: this.stopping.signal,
       ...(clientWaitBudgets ? { clientWaitBudgets } : {}),
-      ...(deps.hostTools ? { hostTools: deps.hostTools } : {}),
+      ...(parts.hostTools ? { hostTools: parts.hostTools } : {}),
     });
     this.requestStates = createRequestStateCodec<RoundState>({
-      key: deps.requestStateKey,
-      ttlSeconds: deps.requestStateTtlSeconds,
-      bind: (ctx) => callerFrom(ctx.http?.authInfo).principal,
+      key: parts.requestStateKey,
+      ttlSeconds: parts.requestStateTtlSeconds,
+      bind: (ctx) => ctx.http?.authInfo?.clientId || ANONYMOUS,
     });
-    this.handler = createMcpHandler(({ authInfo, era }) => this.create(authInfo, era), {
-      onerror: deps.onError,
-    });
-    this.subscriptions = new TaskSubscriptions(deps);
-    this.legacyDeps = { ...deps, subscriptions: this.subscriptions };
+    this.subscriptions = new TaskSubscriptions(parts);
+    const methodParts: MethodParts = {
+      ...parts,
+      tools: this.tools.byName,
+      listed: () => this.tools.list(),
+      requestStates: this.requestStates,
+      subscriptions: this.subscriptions,
+      stopping: this.stopping.signal,
+    };
+    const handlers = new Map<string, Handle>();
+    for (const [method, declaration] of Object.entries(METHODS))
+      if (!declaration.servedBy) handlers.set(method, declaration.handler(methodParts) as Handle);
+    this.handlers = handlers;
   }
 
   /**
@@ -146,43 +159,51 @@ export class McpHandler {
    * handler: the SDK's listen router carries only its own list-changed and resource events, and
    * answers before any handler of ours could take over.
    */
-  fetch(mcpRequest: McpRequest): Promise<Response> {
-    return inExchange(mcpRequest.exchange, () => this.serve(mcpRequest));
-  }
-
-  private serve(mcpRequest: McpRequest): Promise<Response> {
+  async fetch(mcpRequest: McpRequest): Promise<McpAnswer> {
     const { request, authInfo, parsedBody, envelope } = mcpRequest;
-    if (listensToTasks(envelope)) return this.listen(mcpRequest);
+    const values = valuesOf(mcpRequest);
+    if (listensToTasks(envelope)) return { response: await this.listen(mcpRequest, values) };
     // A 2025-11-25 client's answer to a task's input request: for the run, wherever it was asked.
     const answer = envelope.method === undefined ? taskInputAnswer(parsedBody) : undefined;
-    if (answer) return deliverTaskInput(answer, callerFrom(authInfo), this.deps);
+    if (answer)
+      return { response: await deliverTaskInput(answer, { ...values, log: values.log.log }, this.parts) };
     const served = () =>
-      this.handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+      this.sdkHandler(values).fetch(request, {
+        authInfo,
+        ...(parsedBody === undefined ? {} : { parsedBody }),
+      });
     // The SDK's own listen stream (no taskIds) is one of the caller's streams all the same.
-    if (envelope.method === 'subscriptions/listen' && mcpRequest.route.kind === 'modern')
-      return this.subscriptions.counted(envelope.id, callerFrom(authInfo).principal, served);
-    return served();
+    const response =
+      envelope.method === 'subscriptions/listen' && mcpRequest.route.kind === 'modern'
+        ? await this.subscriptions.counted(envelope.id, values.caller.principal, served)
+        : await served();
+    return { response, ...values.answerTask };
+  }
+
+  /**
+   * The SDK's handler for one request. Its server factory is handed only authInfo and the Request,
+   * so it is made per request: the request's values reach the handlers as the factory's arguments.
+   */
+  private sdkHandler(values: RequestValues): ReturnType<typeof createMcpHandler> {
+    const handler = createMcpHandler(({ era }) => this.create(era, values), { onerror: this.parts.onError });
+    this.open.add(handler);
+    void values.answered.then(() => this.open.delete(handler));
+    return handler;
   }
 
   /** subscriptions/listen for tasks, judged first by the SDK's own rules (envelope against headers, revision). */
-  private async listen({
-    request,
-    authInfo,
-    parsedBody,
-    envelope,
-    route,
-    callerLeft,
-  }: McpRequest): Promise<Response> {
+  private async listen(mcpRequest: McpRequest, values: RequestValues): Promise<Response> {
+    const { request, authInfo, parsedBody, envelope, route, callerLeft } = mcpRequest;
     const { id } = envelope;
     if (route.kind === 'legacy' || id === undefined)
-      return this.handler.fetch(request, { authInfo, parsedBody });
+      return this.sdkHandler(values).fetch(request, { authInfo, parsedBody });
     if (route.kind === 'reject') {
       return Response.json(errorBody(id, route.code, route.message, route.data as Record<string, unknown>), {
         status: route.httpStatus,
       });
     }
     try {
-      return await observeTaskRequest('subscriptions/listen', undefined, async () => {
+      return await observeTaskRequest(values.log.log, 'subscriptions/listen', async () => {
         const revision = route.classification.revision;
         if (revision !== MODERN_PROTOCOL_VERSION) {
           const requested = revision ?? 'unknown';
@@ -192,7 +213,12 @@ export class McpHandler {
         const capabilities = listen.params._meta?.[META.clientCapabilities] as object | undefined;
         if (METHODS['subscriptions/listen']?.tasksExtension && !declaresTasksExtension(capabilities))
           throw missingTasksCapability();
-        return this.subscriptions.serve(listen, callerFrom(authInfo), callerLeft, parsedTaskIds(authInfo));
+        return this.subscriptions.serve(
+          listen,
+          values.caller,
+          callerLeft,
+          (taskId) => values.parsed(taskId) ?? taskId,
+        );
       });
     } catch (err) {
       const error = toProtocolError(err);
@@ -215,21 +241,19 @@ export class McpHandler {
       delay(DRAIN_CALLS_MS, undefined, { ref: false }),
     ]);
     await new Promise((resolve) => setImmediate(resolve)); // their answers written before the close
-    await this.handler.close();
+    await this.close();
   }
 
-  close(): Promise<void> {
-    return this.handler.close();
+  async close(): Promise<void> {
+    await Promise.all([...this.open].map((handler) => handler.close()));
   }
 
   /**
    * A server for one request. 2026-07-28 (`modern`) requests see the Tasks extension; 2025-era ones
    * the revision's own tasks (SEP-1686), which a call asks for with `params.task`. A client of
-   * neither gets start/poll handles.
+   * neither gets start/poll handles. Every method the table declares for the era is registered.
    */
-  private create(authInfo: AuthInfo | undefined, era: Era): Server {
-    const caller = callerFrom(authInfo);
-    const named = parsedTaskIds(authInfo);
+  private create(era: Era, values: RequestValues): Server {
     const tasks =
       era === 'modern'
         ? { extensions: { [TASKS_EXTENSION]: {} } }
@@ -240,94 +264,51 @@ export class McpHandler {
       // A tampered, expired or another caller's requestState is refused (-32602) before any handler.
       requestState: { verify: (state, ctx) => this.requestStates.verify(state, ctx) },
     });
-    server.setRequestHandler('tools/list', () => this.tools.list() as never);
-    server.setRequestHandler('tools/call', (request, ctx) => {
-      const tool = this.tools.byName.has(request.params.name) ? request.params.name : 'unknown';
-      const rounds = era === 'modern' ? this.inputRounds(server, ctx) : undefined;
-      const answer = observeToolCall(tool, () =>
-        callTool(this.tools.byName, {
-          ...{ server, request, ctx, caller, era, named },
-          ...(era === 'legacy'
-            ? { takesTasks: request.params.task !== undefined, legacyTasks: true }
-            : { takesTasks: declaresTasksExtension(server.getClientCapabilities()) }),
-          ...(rounds ? { rounds } : {}),
-        }),
-      );
-      this.calls.add(answer);
-      const done = () => this.calls.delete(answer);
-      answer.then(done, done);
-      return answer;
-    });
-    if (era === 'legacy') serveLegacyTasks(server, { caller, named }, this.legacyDeps, this.stopping.signal);
-    else
-      for (const [method, declaration] of Object.entries(METHODS)) {
-        if (!declaration.eras.includes('modern') || !declaration.nameParam) continue;
-        const handle = TASK_HANDLERS[method];
-        if (!handle) throw new Error(`${method} is declared without a handler`);
-        this.serveTaskMethod(server, authInfo, method, handle);
-      }
-    this.serveArtifacts(server, caller);
+    for (const [method, declaration] of Object.entries(METHODS)) {
+      const handle = this.handlers.get(method);
+      if (!declaration.eras.includes(era) || !handle || declaration.servedBy) continue;
+      const serve = (raw: Record<string, unknown>, ctx: ServerContext) =>
+        this.observed([method, declaration], raw, values, async () => {
+          if (
+            era === 'modern' &&
+            declaration.tasksExtension &&
+            !declaresTasksExtension(server.getClientCapabilities())
+          )
+            throw missingTasksCapability();
+          const parsed = declaration.params.safeParse(raw);
+          if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
+          const { caller, parsed: named, answered } = values;
+          return handle({ params: parsed.data, era, caller, parsed: named, server, ctx, answered });
+        }) as never;
+      // A core method's params are checked by the SDK's own wire schema first, the others' by ours only.
+      if (declaration.wire === 'spec')
+        server.setRequestHandler(method as 'tools/list', (request, ctx) =>
+          serve((request.params ?? {}) as Record<string, unknown>, ctx),
+        );
+      else server.setRequestHandler(method, { params: anyParams }, serve);
+    }
     return server;
   }
 
-  /** A 2026-07-28 call's multi-round-trip material (the SDK verified its requestState already). */
-  private inputRounds(server: Server, ctx: ServerContext): InputRounds {
-    const resumes = ctx.mcpReq.requestState<RoundState>();
-    const capabilities = server.getClientCapabilities();
-    return {
-      ...(isRoundState(resumes) ? { resumes } : {}),
-      ...(ctx.mcpReq.inputResponses ? { responses: ctx.mcpReq.inputResponses } : {}),
-      answerable: (requests) => answerableRequests(requests, capabilities),
-      mint: (state) => this.requestStates.mint(state, ctx),
-    };
-  }
-
-  /** A tasks/* method: only for requests that declare the extension (-32021), then its params checked. */
-  private serveTaskMethod(
-    server: Server,
-    authInfo: AuthInfo | undefined,
-    method: string,
-    handle: (request: TaskRequest) => Promise<object>,
-  ): void {
-    const tasksExtension = METHODS[method]?.tasksExtension === true;
-    server.setRequestHandler(method, { params: anyParams }, (params, ctx) =>
-      observeTaskRequest(method, params.taskId, async () => {
-        if (tasksExtension && !declaresTasksExtension(server.getClientCapabilities()))
-          throw missingTasksCapability();
-        const parsed = taskIdParams.safeParse(params);
-        if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error)}`);
-        const { taskId } = parsed.data;
-        const caller = callerFrom(authInfo);
-        const request = {
-          taskId,
-          task: parsedTaskIds(authInfo)(taskId),
-          params,
-          ctx,
-          caller,
-          deps: this.deps,
-        };
-        return (await handle(request)) as never;
-      }),
-    );
-  }
-
-  /** resources/read and resources/list: the artifacts of the caller's completed runs. */
-  private serveArtifacts(server: Server, caller: Caller): void {
-    server.setRequestHandler('resources/read', (request) => {
-      const uri = request.params.uri;
-      return observeTaskRequest(
-        'resources/read',
-        parseArtifactUri(uri)?.taskId,
-        () => resourcesRead(uri, caller, this.deps) as never,
-      );
-    });
-    server.setRequestHandler('resources/list', (request) =>
-      observeTaskRequest(
-        'resources/list',
-        undefined,
-        () => resourcesList(request.params?.cursor, caller, this.deps) as never,
-      ),
-    );
-    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }) as never);
+  /** One request's handling, counted and logged as its declaration's outcome says; tracked till it answers. */
+  private observed(
+    [method, declaration]: [string, MethodDeclaration],
+    raw: Record<string, unknown>,
+    values: RequestValues,
+    run: () => Promise<object>,
+  ): Promise<object> {
+    let answer: Promise<object>;
+    if (declaration.outcome === 'tool_call') {
+      const name = typeof raw.name === 'string' && this.tools.byName.has(raw.name) ? raw.name : 'unknown';
+      answer = observeToolCall(values.log, name, run).then(({ answer, taskId }) => {
+        if (taskId) values.answerTask.taskId = taskId;
+        return answer;
+      });
+    } else if (declaration.outcome === 'request') answer = observeTaskRequest(values.log.log, method, run);
+    else answer = run();
+    this.calls.add(answer);
+    const done = () => this.calls.delete(answer);
+    answer.then(done, done);
+    return answer;
   }
 }

@@ -1,7 +1,12 @@
 // Input-required results (multi-round-trip requests, 2026-07-28): the signed requestState that names
 // a call's run and round, and the retry that brings the answers to the run on its input signal
 // (the wait that asks is call-wait.ts). Answers are bounded in size and filtered to well-formed ones.
-import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import type {
+  ClientCapabilities,
+  RequestStateCodec,
+  Server,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { InputRequest, InputResponse, InputResponses } from '../../workflows/mcp-contract.ts';
 import type { Caller } from '../shared/caller.ts';
@@ -20,7 +25,7 @@ export interface RoundState {
   keys?: string[];
 }
 
-export function isRoundState(value: unknown): value is RoundState {
+function isRoundState(value: unknown): value is RoundState {
   const state = value as Partial<RoundState> | undefined;
   return (
     typeof state === 'object' &&
@@ -111,7 +116,7 @@ const CAPABILITY_OF: Record<InputRequest['method'], 'elicitation' | 'sampling' |
 };
 
 /** The outstanding requests this client can answer: those whose capability it declared. */
-export function answerableRequests(
+function answerableRequests(
   requests: Record<string, InputRequest>,
   capabilities: ClientCapabilities | undefined,
 ): Record<string, InputRequest> {
@@ -162,4 +167,20 @@ export async function resumeRound(
       : (await parts.views.owned(task, caller))?.run;
   if (!run) throw invalidParams('requestState names a run that no longer exists');
   return { task, run, round: resumes.round + 1, answered: Object.keys(answers) };
+}
+
+/** A 2026-07-28 call's multi-round-trip material (the SDK verified its requestState already). */
+export function inputRounds(
+  server: Server,
+  ctx: ServerContext,
+  requestStates: RequestStateCodec<RoundState>,
+): InputRounds {
+  const resumes = ctx.mcpReq.requestState<RoundState>();
+  const capabilities = server.getClientCapabilities();
+  return {
+    ...(isRoundState(resumes) ? { resumes } : {}),
+    ...(ctx.mcpReq.inputResponses ? { responses: ctx.mcpReq.inputResponses } : {}),
+    answerable: (requests) => answerableRequests(requests, capabilities),
+    mint: (state) => requestStates.mint(state, ctx),
+  };
 }

@@ -4,14 +4,18 @@
 // replica of this stateless gateway: it goes to the run on the tool's input signal, for the run's
 // owner only (another principal's answer changes nothing), as tasks/update's answers do.
 import { randomBytes } from 'node:crypto';
-import type { Caller } from '../shared/caller.ts';
+import type { RunParts } from '../temporal/backend.ts';
 import { WaitLimitError } from '../temporal/errors.ts';
+import type { Catalog } from './catalog.ts';
 import { httpStatusOf, protocolErrorBody, toProtocolError } from './errors.ts';
 import { boundedResponses, inputResponsesSchema } from './input-rounds.ts';
-import type { McpDeps } from './method-context.ts';
-import { observeTaskRequest } from './observe.ts';
+import type { MethodCall } from './method-context.ts';
+import { observeTaskRequest, type RequestLogger } from './observe.ts';
 
 const ID_PREFIX = 'task-input.';
+
+/** What an answer's log line and metric are named (it has no method of its own). */
+export const INPUT_ANSWER_LOG = 'tasks/input-response';
 
 /** The id of the request asking `key` of task `taskId`: the two, readable, and a random tail. */
 export function inputRequestId(taskId: string, key: string): string {
@@ -64,21 +68,28 @@ export function taskInputAnswer(body: unknown): TaskInputAnswer | undefined {
  * (the client may send it again). The send waits until the run took it, one of the caller's waits:
  * past MCP_MAX_WAITS_PER_PRINCIPAL it is refused before it is sent, as a call is (429, wait_limit).
  */
-export function deliverTaskInput(answer: TaskInputAnswer, caller: Caller, deps: McpDeps): Promise<Response> {
-  return observeTaskRequest('tasks/input-response', answer.taskId, async () => {
+export function deliverTaskInput(
+  answer: TaskInputAnswer,
+  { caller, parsed, log }: Pick<MethodCall, 'caller' | 'parsed'> & { log: RequestLogger },
+  deps: Pick<RunParts, 'views' | 'actions' | 'waits'> & { catalog: Catalog },
+): Promise<Response> {
+  return observeTaskRequest(log, INPUT_ANSWER_LOG, async () => {
+    // The id the HTTP layer parsed (methods.ts): a malformed one names no run of the caller's.
+    const task = parsed(answer.taskId);
+    if (!task) return accepted();
     // The client cannot answer (an error response): the task goes on asking, through its companion.
     if (answer.response === undefined) {
       // Only the principal asked may end its stream: the request id names the task, owner tag and all.
-      if (deps.views.owns(answer.taskId, caller)) refusalListeners.get(answer.id)?.();
+      if (deps.views.owns(task, caller)) refusalListeners.get(answer.id)?.();
       return accepted();
     }
     const responses = answerOf(answer);
     if (!responses) return Response.json({ error: 'not an answer to an input request' }, { status: 400 });
-    const tool = deps.catalog.toolOfTask(answer.taskId);
+    const tool = deps.catalog.toolOfTask(task);
     if (!tool?.inputSignal) return accepted();
     const input = { signalName: tool.inputSignal, responses, ...tool.progress };
     try {
-      await deps.waits.holding(caller.principal, () => deps.actions.sendInput(answer.taskId, caller, input));
+      await deps.waits.holding(caller.principal, () => deps.actions.sendInput(task, caller, input));
     } catch (err) {
       if (err instanceof WaitLimitError) throw err;
       return Response.json({ error: 'the answer could not be delivered; send it again' }, { status: 503 });

@@ -7,10 +7,10 @@ import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { InputRequest } from '../../workflows/mcp-contract.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
-import type { CatalogTool } from './catalog.ts';
+import type { Catalog, CatalogTool } from './catalog.ts';
 import { inputRequestId, whenRefused } from './legacy-task-input.ts';
 import { type LegacyTask, legacyTask, RELATED_TASK } from './legacy-task-shapes.ts';
-import type { McpDeps } from './method-context.ts';
+import type { TaskTiming } from './poll-pacing.ts';
 import type { TaskSubscriptions } from './subscriptions-listen.ts';
 import { type DetailedTask, detailedTask } from './task-shapes.ts';
 
@@ -56,7 +56,7 @@ export interface FollowedTask {
 export async function followOnStream(
   followed: FollowedTask,
   caller: Caller,
-  deps: McpDeps & { subscriptions: TaskSubscriptions },
+  deps: { catalog: Catalog; timing: TaskTiming; subscriptions: TaskSubscriptions },
   stream: ResultStream,
 ): Promise<FollowedTask> {
   let last = followed;

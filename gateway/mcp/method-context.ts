@@ -1,13 +1,14 @@
 // What the MCP method handlers work with: the gateway's dependencies, handed over once when the
-// handler is made, and one request's own context. Types only.
-import type { CallToolRequest, Server, ServerContext } from '@modelcontextprotocol/server';
+// handler is made, and one request's own values.
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ArtifactStore } from '../../common/artifact-store.ts';
 import type { Caller } from '../shared/caller.ts';
+import { TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { RunParts } from '../temporal/backend.ts';
 import type { FleetSize } from '../temporal/fleet.ts';
-import type { ParsedTaskIds, TaskName } from '../temporal/task-ids.ts';
-import type { Catalog } from './catalog.ts';
-import type { InputRounds } from './input-rounds.ts';
+import type { TaskRef } from '../temporal/task-ids.ts';
+import type { Catalog, CatalogTool } from './catalog.ts';
+import { taskNotFound } from './errors.ts';
 import type { TaskTiming } from './poll-pacing.ts';
 import type { ReadBudget } from './read-budget.ts';
 import type { ToolDefinition } from './tool-definition.ts';
@@ -51,32 +52,48 @@ export interface McpDeps extends RunParts {
   hostTools?: readonly ToolDefinition[];
 }
 
-/** One tasks/* request, past its capability and params checks. */
-export interface TaskRequest {
-  /** The task id as written. */
-  taskId: string;
-  /** The same id as the HTTP layer parsed it (methods.ts), so it is not parsed again. */
-  task: TaskName;
-  params: Record<string, unknown>;
-  ctx: ServerContext;
-  caller: Caller;
-  deps: McpDeps;
+/** One message as the gateway reads it, once, before anything acts on it. */
+export interface MessageReading {
+  /** The catalog tools it touches: the tool called (a companion's is the tool it serves), each named task's. */
+  tools: CatalogTool[];
+  /** The tool a tools/call names, as written (a quick tool, which no catalog holds, is known by it). */
+  called?: string;
+  /** The well-formed task ids it names, parsed. */
+  tasks: TaskRef[];
+  /** The task ids it polls. */
+  polls: TaskRef[];
+  /** The task it is about, as written (logs and spans): its first task id, even a malformed one. */
+  taskId?: string;
 }
 
-/** One tools/call request, as the per-request server hands it over. */
-export interface ToolsCallRequest {
-  server: Server;
-  request: CallToolRequest;
-  ctx: ServerContext;
+/** A protocol revision: 2026-07-28 (`modern`) or 2025-11-25 (`legacy`). */
+export type Era = 'modern' | 'legacy';
+
+/** What one request's handler is handed: the values the route and the method table made of it. */
+export interface MethodCall<P = Record<string, unknown>> {
+  /** The params, checked by the method's schema (methods.ts). */
+  params: P;
+  era: Era;
   caller: Caller;
-  /** The request's protocol era: only 2026-07-28 (`modern`) requests are checked for capabilities. */
-  era: 'legacy' | 'modern';
-  /** Multi-round-trip input (2026-07-28 requests only). */
-  rounds?: InputRounds;
-  /** Whether this request may receive a task (it declared the Tasks extension, or asked with `params.task`). */
-  takesTasks: boolean;
-  /** A 2025-11-25 request: its task is the revision's own (SEP-1686). */
-  legacyTasks?: boolean;
-  /** A task id of the arguments as the HTTP layer parsed it. */
-  named: ParsedTaskIds;
+  /** Each task id the message names as the HTTP layer parsed it, once: undefined for a malformed one. */
+  parsed: (taskId: string) => TaskRef | undefined;
+  server: Server;
+  ctx: ServerContext;
+  /** Settles once the answer has left the process (a resources/read holds its budget until then). */
+  answered: Promise<void>;
+}
+
+/** The task a call's `taskId` names, as parsed once: a malformed id is not found, and not parsed again. */
+export function namedTask({ params, parsed }: MethodCall<{ taskId: string }>): TaskRef {
+  const task = parsed(params.taskId);
+  // A malformed id names no slot, so its refusal needs nothing more of it.
+  if (!task) throw taskNotFound();
+  return task;
+}
+
+/** Whether a request may receive a task: its client capabilities declare the Tasks extension. */
+export function declaresTasksExtension(capabilities: object | undefined): boolean {
+  const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  const value = extensions?.[TASKS_EXTENSION];
+  return typeof value === 'object' && value !== null;
 }

@@ -1,7 +1,6 @@
-// Every MCP request counted and logged once: one metric increment, one log line carrying the task
-// id the request is about (left on the exchange for the HTTP layer's last line), and the outcome on
-// the request's span. Refusals (not found, bad params, a missing capability) log at info, failures at warn.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// Every MCP request counted and logged once: one metric increment, one log line on the request's
+// logger (the HTTP layer bound it to the task the body names; a tools/call learns its task from its
+// answer, returned for the HTTP layer's last line), and the outcome on the request's span. Refusals (not found, bad params, a missing capability) log at info, failures at warn.
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { type TaskRequestOutcome, type ToolCallOutcome, taskRequests, toolCalls } from '../shared/metrics.ts';
 import { annotateSpan, tracing } from '../shared/tracing.ts';
@@ -14,51 +13,11 @@ import {
   toProtocolError,
 } from './errors.ts';
 
-/** The request's logger: Fastify's, as the HTTP layer hands it over. */
-interface RequestLogger {
+/** The request's logger: Fastify's, as the HTTP layer hands it over, bound to the task its body names. */
+export interface RequestLogger {
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
   child(bindings: { taskId: string }): RequestLogger;
-}
-
-/**
- * What the HTTP layer hands over with one request besides the request itself, and what it reads
- * back once the answer is made: the task the answer is about (a tools/call learns it only then).
- */
-export interface Exchange {
-  log: RequestLogger;
-  /** Settles once the answer has left the process (or the caller has gone). */
-  answered: Promise<void>;
-  taskId?: string;
-}
-
-const exchanges = new AsyncLocalStorage<Exchange>();
-
-/** Serves a request with its exchange reachable from the SDK's handlers (they get no such context). */
-export function inExchange<T>(exchange: Exchange, run: () => T): T {
-  return exchanges.run(exchange, run);
-}
-
-/** The request's logger, bound to `taskId` (the first task id it learns; later ones are the same). */
-function logFor(taskId: string | undefined): RequestLogger | undefined {
-  const exchange = exchanges.getStore();
-  if (!exchange) return undefined;
-  if (taskId && exchange.taskId === undefined) {
-    exchange.taskId = taskId.slice(0, 200);
-    exchange.log = exchange.log.child({ taskId: exchange.taskId });
-  }
-  return exchange.log;
-}
-
-/**
- * Runs `done` once the current request's answer has gone out; at once outside a request. A
- * resources/read holds its share of the read budget until then: the answer's JSON and its buffer
- * hold the bytes several times over after the handler has returned.
- */
-export function afterAnswer(done: () => void): void {
-  const exchange = exchanges.getStore();
-  if (exchange) void exchange.answered.then(done);
-  else done();
 }
 
 interface AnswerLike {
@@ -113,10 +72,15 @@ function errorFields(err: unknown): Record<string, unknown> {
 }
 
 /**
- * Runs one tools/call (`tool` is the catalog's name, or "unknown"), counting and logging it; what
- * it throws leaves as the protocol error the client is answered with.
+ * Runs one tools/call (`tool` is the catalog's name, or "unknown"), counting and logging it (`bound`:
+ * its log is bound to the task its body names); what it throws leaves as the protocol error the
+ * client is answered with. Gives the answer, and the task it names when the log was not bound.
  */
-export async function observeToolCall<T>(tool: string, call: () => Promise<T>): Promise<T> {
+export async function observeToolCall<T>(
+  { log, bound }: { log: RequestLogger; bound: boolean },
+  tool: string,
+  call: () => Promise<T>,
+): Promise<{ answer: T; taskId?: string }> {
   const elapsedMs = stopwatch();
   try {
     const answer = await call();
@@ -128,17 +92,18 @@ export async function observeToolCall<T>(tool: string, call: () => Promise<T>): 
         'mcp.task.id': answerTaskId(answer),
         'mcp.task.status': answerStatus(answer),
       });
-    logFor(answerTaskId(answer))?.info({ tool, outcome, ms: elapsedMs() }, 'tools/call');
-    return answer;
+    // The task the answer names, on its line unless the log names the call's task already.
+    const taskId = bound ? undefined : answerTaskId(answer)?.slice(0, 200);
+    (taskId ? log.child({ taskId }) : log).info({ tool, outcome, ms: elapsedMs() }, 'tools/call');
+    return { answer, ...(taskId ? { taskId } : {}) };
   } catch (thrown) {
     const err = toProtocolError(thrown);
     toolCalls.inc({ tool, outcome: 'error' });
     if (tracing) annotateSpan({ 'mcp.outcome': 'error' });
     const internal = err.code !== INVALID_PARAMS;
-    const log = logFor(undefined);
     const fields = { tool, outcome: 'error', ms: elapsedMs(), ...errorFields(err) };
-    if (internal) log?.warn(fields, 'tools/call failed');
-    else log?.info(fields, 'tools/call refused');
+    if (internal) log.warn(fields, 'tools/call failed');
+    else log.info(fields, 'tools/call refused');
     throw err;
   }
 }
@@ -148,12 +113,11 @@ export async function observeToolCall<T>(tool: string, call: () => Promise<T>): 
  * throws leaves as the protocol error the client is answered with.
  */
 export async function observeTaskRequest<T>(
+  log: RequestLogger,
   method: string,
-  taskId: unknown,
   call: () => Promise<T>,
 ): Promise<T> {
   const elapsedMs = stopwatch();
-  const log = logFor(typeof taskId === 'string' ? taskId : undefined);
   try {
     const answer = await call();
     taskRequests.inc({ method, outcome: 'ok' });
@@ -164,7 +128,7 @@ export async function observeTaskRequest<T>(
         'mcp.outcome': 'ok',
         ...(typeof status === 'string' ? { 'mcp.task.status': status } : {}),
       });
-    log?.info(
+    log.info(
       {
         method,
         outcome: 'ok',
@@ -180,8 +144,8 @@ export async function observeTaskRequest<T>(
     taskRequests.inc({ method, outcome });
     if (tracing) annotateSpan({ 'mcp.outcome': outcome });
     const fields = { method, outcome, ms: elapsedMs(), ...errorFields(err) };
-    if (outcome === 'error') log?.warn(fields, `${method} failed`);
-    else log?.info(fields, `${method} refused`);
+    if (outcome === 'error') log.warn(fields, `${method} failed`);
+    else log.info(fields, `${method} refused`);
     throw err;
   }
 }

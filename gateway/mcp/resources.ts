@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { ArtifactTooLargeError, ArtifactUnreadableError } from '../../common/artifact-store.ts';
 import type { Caller } from '../shared/caller.ts';
+import type { RunParts } from '../temporal/backend.ts';
 import {
   artifactReferences,
   isExpired,
@@ -15,6 +16,7 @@ import {
   parseArtifactUri,
   resourceContents,
 } from './artifacts.ts';
+import type { Catalog } from './catalog.ts';
 import {
   artifactCorrupt,
   artifactNotFound,
@@ -24,21 +26,35 @@ import {
   forgedArtifactReference,
   invalidArtifactUri,
 } from './errors.ts';
-import type { McpDeps } from './method-context.ts';
-import { afterAnswer } from './observe.ts';
+import type { McpDeps, MethodCall } from './method-context.ts';
 import { coversTask } from './rights.ts';
 
-export async function resourcesRead(uri: string, caller: Caller, deps: McpDeps) {
-  const { views, artifacts } = deps;
+/** Where artifacts are, and what reading them may take. */
+type ArtifactParts = Pick<McpDeps, 'artifacts'>;
+
+/** resources/read. */
+export function readResource({ views, artifacts }: Pick<RunParts, 'views'> & ArtifactParts) {
+  return ({ params, caller, parsed, answered }: MethodCall<{ uri: string }>) =>
+    readArtifact(params.uri, caller, { views, artifacts }, { parsed, answered });
+}
+
+async function readArtifact(
+  uri: string,
+  caller: Caller,
+  { views, artifacts }: Pick<RunParts, 'views'> & ArtifactParts,
+  { parsed, answered }: Pick<MethodCall, 'parsed' | 'answered'>,
+) {
   const named = parseArtifactUri(uri);
   if (!named) throw invalidArtifactUri(uri);
-  const view = await views.read(named.taskId, caller);
+  const task = parsed(named.taskId);
+  const view = task && (await views.read(task, caller));
   if (view?.state.status !== 'completed') throw artifactNotFound(uri);
   const ref = artifactReferences(view.state.result).find((r) => r.id === named.artifactId);
   if (!ref) throw forgedArtifactReference();
   if (isExpired(ref, Date.now())) throw artifactNotFound(uri);
   if (ref.size > artifacts.readMaxBytes) throw artifactTooLarge(artifacts.readMaxBytes);
-  const taken = { principal: caller.principal, bytes: ref.size, hold: afterAnswer };
+  const hold = (done: () => void) => void answered.then(done);
+  const taken = { principal: caller.principal, bytes: ref.size, hold };
   return artifacts.budget.within(taken, artifactReadsBusy, async () => {
     let bytes: Buffer | undefined;
     try {
@@ -61,8 +77,16 @@ const RUNS_PER_PAGE = 20;
 /** The budget a listing takes: two results of Temporal's default 2 MB limit at once. */
 const LISTING_BYTES = 4 * 1024 * 1024;
 
-export async function resourcesList(cursor: string | undefined, caller: Caller, deps: McpDeps) {
-  const { listing, catalog, artifacts } = deps;
+/** resources/list. */
+export function listResources(parts: Pick<RunParts, 'listing'> & ArtifactParts & { catalog: Catalog }) {
+  return ({ params, caller }: MethodCall<{ cursor?: string }>) => listArtifacts(params.cursor, caller, parts);
+}
+
+async function listArtifacts(
+  cursor: string | undefined,
+  caller: Caller,
+  { listing, catalog, artifacts }: Pick<RunParts, 'listing'> & ArtifactParts & { catalog: Catalog },
+) {
   const covered = (taskId: string) => coversTask(catalog, taskId, caller.scopes);
   const taken = { principal: caller.principal, bytes: LISTING_BYTES };
   const page = await artifacts.budget.within(taken, artifactReadsBusy, () =>

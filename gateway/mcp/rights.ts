@@ -6,7 +6,7 @@
 // without `scopes`, the local principal) holds every scope. No Temporal call: a task id's prefix
 // names its tool, and the owner tag covers the prefix.
 import type { Catalog } from './catalog.ts';
-import type { MessageReading } from './methods.ts';
+import type { MessageReading } from './method-context.ts';
 
 export class Rights {
   constructor(
@@ -21,7 +21,7 @@ export class Rights {
    * Every scope the message needs, when the caller holding `held` lacks one of them (a refusal
    * names them all, so a client steps up once); undefined when it may go ahead.
    */
-  refused(reading: MessageReading, held: readonly string[] | undefined): string[] | undefined {
+  missingScopes(reading: MessageReading, held: readonly string[] | undefined): string[] | undefined {
     if (held === undefined) return undefined;
     const needed = new Set(this.requiredScopes);
     for (const tool of reading.tools) for (const scope of tool.scopes ?? []) needed.add(scope);

@@ -77,11 +77,11 @@ export function secondsText(seconds: number): string {
 }
 
 export function startPollJson(
-  view: Pick<ExecutionView, 'workflowId' | 'state'>,
+  view: Pick<ExecutionView, 'taskId' | 'state'>,
   tool: PollTool,
   pollIntervalMs: number,
 ): StartPollJson {
-  const id = view.workflowId;
+  const id = view.taskId;
   const state = view.state;
   const { presentation } = tool;
   switch (state.status) {
@@ -257,7 +257,7 @@ export function startPollOutputSchema(resultSchema: Record<string, unknown>): Re
 
 /** The CallToolResult of a run as it is now, advising the poll interval that fits it. */
 export function startPollAnswer(
-  view: Pick<ExecutionView, 'workflowId' | 'state'> & { createdAt?: Date },
+  view: Pick<ExecutionView, 'taskId' | 'state'> & { createdAt?: Date },
   tool: PollTool,
   timing: Pick<TaskTiming, 'pollIntervalFor'>,
 ): CallToolResult {

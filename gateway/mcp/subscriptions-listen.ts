@@ -238,7 +238,7 @@ export class TaskSubscriptions {
         jsonrpc: '2.0',
         method: 'notifications/subscriptions/acknowledged',
         params: {
-          notifications: { taskIds: views.map((view) => view.workflowId) },
+          notifications: { taskIds: views.map((view) => view.taskId) },
           _meta: { [META.subscriptionId]: id },
         },
       });

@@ -59,7 +59,7 @@ function taskBase(view: ExecutionView, tool: PollTool, ttlMs: number, pollInterv
   const terminal = status === 'completed' || status === 'failed' || status === 'cancelled';
   const message = tool.presentation.statusMessage(view);
   return {
-    taskId: view.workflowId,
+    taskId: view.taskId,
     status,
     ...(message ? { statusMessage: message } : {}),
     createdAt: view.createdAt.toISOString(),

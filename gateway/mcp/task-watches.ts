@@ -106,13 +106,13 @@ export class TaskWatches {
 
   /** The task's watch; a watch its last subscriber just left is ending, so a new one is made. */
   private watchOf(first: ExecutionView, caller: Caller): Watch {
-    const open = this.watches.get(first.workflowId);
+    const open = this.watches.get(first.taskId);
     if (open && !open.stop.signal.aborted) return open;
     const created: Watch = { subscribers: new Set(), stop: new AbortController(), ended: Promise.resolve() };
     created.ended = this.watch(first, caller, created).finally(() => {
-      if (this.watches.get(first.workflowId) === created) this.watches.delete(first.workflowId);
+      if (this.watches.get(first.taskId) === created) this.watches.delete(first.taskId);
     });
-    this.watches.set(first.workflowId, created);
+    this.watches.set(first.taskId, created);
     return created;
   }
 
@@ -187,7 +187,7 @@ export class TaskWatches {
         }
         let view: ExecutionView | undefined;
         try {
-          view = await this.view(first.task ?? first.workflowId, caller);
+          view = await this.view(first.task ?? first.taskId, caller);
         } catch {
           // Temporal did not answer: look again after a pause (the change may be the last for long).
           await pause(retryMs, signal);

@@ -3,7 +3,7 @@
 // answers the run it names), waits at most the budget (with progress when asked), then answers: the
 // result inline; input-required (2026-07-28, the run asks for input); a task for a request that
 // declared the Tasks extension; else the start/poll "running" JSON the companions continue.
-import type { CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, RequestStateCodec, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { RequestOrigin } from '../shared/caller.ts';
 import { META } from '../shared/protocol.ts';
@@ -14,42 +14,61 @@ import { holdingWait, waitForRun } from './call-wait.ts';
 import type { CatalogTool } from './catalog.ts';
 import { startDescription } from './descriptions.ts';
 import { invalidParams, missingClientCapabilities, missingTasksCapability } from './errors.ts';
-import { inputRequiredAnswer, resumeRound } from './input-rounds.ts';
+import { inputRequiredAnswer, inputRounds, type RoundState, resumeRound } from './input-rounds.ts';
 import { legacyCreateTaskResult } from './legacy-task-shapes.ts';
-import type { ToolsCallRequest } from './method-context.ts';
+import { declaresTasksExtension, type MethodCall } from './method-context.ts';
 import { describeSchemaError } from './schemas.ts';
 import { startPollAnswer, startPollOutputSchema } from './start-poll.ts';
 import { createTaskResult } from './task-shapes.ts';
 import type { ToolAnswer, ToolCall, ToolDefinition, ToolDeps } from './tool-definition.ts';
 
-/** Serves one tools/call with the tools the catalog makes (by name). */
-export async function callTool(tools: ReadonlyMap<string, ToolDefinition>, call: ToolsCallRequest) {
-  const { server, request, ctx, caller, era, rounds, takesTasks, legacyTasks, named } = call;
-  const { name, arguments: raw } = request.params;
-  const tool = tools.get(name);
-  if (!tool) throw invalidParams(`Unknown tool: ${name}`);
-  // A tool that only runs as a task refuses a client without the extension before anything starts.
-  if (tool.taskSupport === 'required' && !takesTasks) throw missingTasksCapability();
-  if (era === 'modern' && tool.requiredClientCapabilities) {
-    const declared = (server.getClientCapabilities() ?? {}) as Record<string, unknown>;
-    const missing = tool.requiredClientCapabilities.filter((name) => typeof declared[name] !== 'object');
-    if (missing.length > 0) throw missingClientCapabilities(missing);
-  }
-  let args: Record<string, unknown>;
-  try {
-    args = tool.parse(raw ?? {});
-  } catch (err) {
-    throw invalidParams(`Invalid arguments for tool ${name}: ${(err as Error).message}`);
-  }
-  const answer = await tool.handler(args, {
-    ...{ server, ctx, caller, takesTasks, named, origin: requestOrigin(server, ctx) },
-    ...(legacyTasks ? { legacyTasks } : {}),
-    ...(rounds ? { rounds } : {}),
-  });
-  if ('task' in answer) return answer as never;
-  if ('resultType' in answer && (answer.resultType === 'task' || answer.resultType === 'input_required'))
-    return answer as never;
-  return server.projectCallToolResult(answer as CallToolResult, undefined) as never;
+/** tools/call's params, past the SDK's own check of them. */
+export type CallParams = { name: string; arguments?: Record<string, unknown>; task?: unknown };
+
+/** What tools/call takes: the tools the catalog makes (by name), and the requestState codec of input rounds. */
+export interface CallParts {
+  tools: ReadonlyMap<string, ToolDefinition>;
+  requestStates: RequestStateCodec<RoundState>;
+}
+
+/** tools/call, both revisions: the tool by name, with what the request's revision lets it answer. */
+export function callTool({ tools, requestStates }: CallParts) {
+  return async (call: MethodCall<CallParams>) => {
+    const { server, ctx, caller, era, params } = call;
+    const { name, arguments: raw } = params;
+    const tool = tools.get(name);
+    if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+    // A 2025-11-25 call asks for the revision's own task with `params.task`; a 2026-07-28 one
+    // takes tasks when it declares the Tasks extension.
+    const legacyTasks = era === 'legacy';
+    const takesTasks = legacyTasks
+      ? params.task !== undefined
+      : declaresTasksExtension(server.getClientCapabilities());
+    // A tool that only runs as a task refuses a client without the extension before anything starts.
+    if (tool.taskSupport === 'required' && !takesTasks) throw missingTasksCapability();
+    if (era === 'modern' && tool.requiredClientCapabilities) {
+      const declared = (server.getClientCapabilities() ?? {}) as Record<string, unknown>;
+      const missing = tool.requiredClientCapabilities.filter((name) => typeof declared[name] !== 'object');
+      if (missing.length > 0) throw missingClientCapabilities(missing);
+    }
+    let args: Record<string, unknown>;
+    try {
+      args = tool.parse(raw ?? {});
+    } catch (err) {
+      throw invalidParams(`Invalid arguments for tool ${name}: ${(err as Error).message}`);
+    }
+    const rounds = era === 'modern' ? inputRounds(server, ctx, requestStates) : undefined;
+    const answer = await tool.handler(args, {
+      ...{ server, ctx, caller, takesTasks, origin: requestOrigin(server, ctx) },
+      named: (taskId) => call.parsed(taskId) ?? taskId,
+      ...(legacyTasks ? { legacyTasks } : {}),
+      ...(rounds ? { rounds } : {}),
+    });
+    if ('task' in answer) return answer;
+    if ('resultType' in answer && (answer.resultType === 'task' || answer.resultType === 'input_required'))
+      return answer;
+    return server.projectCallToolResult(answer as CallToolResult, undefined);
+  };
 }
 
 /** `value` checked (a copy, with defaults filled in); an Error naming the first bad field if not. */
@@ -144,7 +163,7 @@ async function start(tool: CatalogTool, deps: ToolDeps, args: Record<string, unk
     ...(run.answered ? { answered: run.answered } : {}),
   });
   if (outcome.kind === 'closed') {
-    const closed = { workflowId: taskIdText(run.task), run: run.run, state: outcome.state };
+    const closed = { taskId: taskIdText(run.task), run: run.run, state: outcome.state };
     // A 2025-11-25 task request gets its task whatever: its client follows the task to the result.
     if (call.legacyTasks && call.takesTasks) return stillRunning(tool, deps, call, { args, run, closed });
     return startPollAnswer(closed, tool, deps.timing);
@@ -214,7 +233,7 @@ async function stillRunning(
   const at = createdAt ?? new Date();
   const handle: ExecutionView = {
     ...{
-      workflowId: taskIdText(task),
+      taskId: taskIdText(task),
       run: run.run,
       tool: tool.name,
       createdAt: at,

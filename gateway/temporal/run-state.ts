@@ -47,8 +47,8 @@ export interface RunRef {
 
 /** What the gateway knows about one run at one moment: the input of every answer shape. */
 export interface ExecutionView {
-  /** The task id (the workflow id, for a run not under the cap). */
-  workflowId: string;
+  /** The task id (the same text as the workflow id for a run not under the cap; `run` names the workflow). */
+  taskId: string;
   /** The run in Temporal. */
   run: RunRef;
   /** The catalog tool that started the run. */

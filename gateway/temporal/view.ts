@@ -84,7 +84,7 @@ export class RunViews {
       ? await this.runningState(found, await this.progressNow(found, options, asked))
       : await this.closedState(found.run);
     return {
-      workflowId,
+      taskId: workflowId,
       run: found.run,
       tool: memo.tool,
       ...viewTimes(description, memo.createdAt),

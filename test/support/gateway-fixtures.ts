@@ -41,7 +41,7 @@ export const APPROVAL_REQUEST: InputRequest = {
 
 export function view(state: ExecutionState, workflowId = 'mine-test'): ExecutionView {
   return {
-    workflowId,
+    taskId: workflowId,
     run: { workflowId },
     tool: 'start_mining',
     createdAt: CREATED,

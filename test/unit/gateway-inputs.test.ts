@@ -8,8 +8,8 @@ import {
   miningTool,
 } from '../../catalog/mining/entry.ts';
 import { workflowIdArgs } from '../../gateway/mcp/companions.ts';
-import { declaresTasksExtension } from '../../gateway/mcp/handler.ts';
 import { inputResponsesSchema } from '../../gateway/mcp/input-rounds.ts';
+import { declaresTasksExtension } from '../../gateway/mcp/method-context.ts';
 import { validated } from '../../gateway/mcp/tools-call.ts';
 import { loadSettings } from '../../gateway/settings/index.ts';
 import {

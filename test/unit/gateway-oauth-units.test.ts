@@ -141,7 +141,7 @@ describe('catalog scopes', () => {
       supported: rights.supported(),
       missing: async (body: unknown, who: { principal: string; scopes?: string[] }) => {
         const [message] = readMcpBody(body, (envelope, raw) => readMessage(catalog, envelope, raw)).messages;
-        return rights.refused(message?.reading ?? { tools: [], tasks: [], polls: [] }, who.scopes);
+        return rights.missingScopes(message?.reading ?? { tools: [], tasks: [], polls: [] }, who.scopes);
       },
     };
     assert.deepEqual(scopes.supported, ['mcp:tools', 'reports:write']);
