@@ -50,8 +50,14 @@ export function errorBody(id: unknown, code: number, message: string, data?: Rec
 export type ErrorBody = ReturnType<typeof errorBody>;
 
 /** A ProtocolError as a JSON-RPC error answer. */
-export function protocolErrorBody(id: unknown, error: ProtocolError): ErrorBody {
+function protocolErrorBody(id: unknown, error: ProtocolError): ErrorBody {
   return errorBody(id, error.code, error.message, error.data as Record<string, unknown> | undefined);
+}
+
+/** What went wrong, as the HTTP response carrying its JSON-RPC error (429 for a limit, 500 internal, else 400). */
+export function errorResponse(id: unknown, err: unknown): Response {
+  const error = toProtocolError(err);
+  return Response.json(protocolErrorBody(id, error), { status: httpStatusOf(error) });
 }
 
 /**
@@ -356,7 +362,7 @@ export function loggedMessage(err: unknown): string {
 }
 
 /** The HTTP status of a JSON-RPC error the gateway writes itself (the SDK's choice for the same codes). */
-export function httpStatusOf(error: ProtocolError): number {
+function httpStatusOf(error: ProtocolError): number {
   if (error.code === LIMIT_EXCEEDED) return 429;
   if (error.code === INTERNAL_ERROR) return 500;
   return 400;

@@ -19,14 +19,7 @@ import type { Caller } from '../shared/caller.ts';
 import { type Envelope, META, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../shared/protocol.ts';
 import type { TaskRef } from '../temporal/task-ids.ts';
 import { SHUTDOWN } from '../temporal/wait.ts';
-import {
-  errorBody,
-  httpStatusOf,
-  invalidParams,
-  missingTasksCapability,
-  protocolErrorBody,
-  toProtocolError,
-} from './errors.ts';
+import { errorBody, errorResponse, invalidParams, missingTasksCapability } from './errors.ts';
 import type { RoundState } from './input-rounds.ts';
 import { deliverTaskInput, taskInputAnswer } from './legacy-task-input.ts';
 import { declaresTasksExtension, type Era, type McpDeps, type MethodCall } from './method-context.ts';
@@ -221,8 +214,7 @@ export class McpHandler {
         );
       });
     } catch (err) {
-      const error = toProtocolError(err);
-      return Response.json(protocolErrorBody(id, error), { status: httpStatusOf(error) });
+      return errorResponse(id, err);
     }
   }
 

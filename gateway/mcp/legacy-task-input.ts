@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { RunParts } from '../temporal/backend.ts';
 import { WaitLimitError } from '../temporal/errors.ts';
 import type { Catalog } from './catalog.ts';
-import { httpStatusOf, protocolErrorBody, toProtocolError } from './errors.ts';
+import { errorResponse } from './errors.ts';
 import { boundedResponses, inputResponsesSchema } from './input-rounds.ts';
 import type { MethodCall } from './method-context.ts';
 import { observeTaskRequest, type RequestLogger } from './observe.ts';
@@ -95,10 +95,7 @@ export function deliverTaskInput(
       return Response.json({ error: 'the answer could not be delivered; send it again' }, { status: 503 });
     }
     return accepted();
-  }).catch((err) => {
-    const refusal = toProtocolError(err);
-    return Response.json(protocolErrorBody(answer.id, refusal), { status: httpStatusOf(refusal) });
-  });
+  }).catch((err) => errorResponse(answer.id, err));
 }
 
 /** The answer as the input signal carries it, when it is one (an object of at most 16 KiB). */

@@ -6,13 +6,11 @@ import { gatewayShare } from '../temporal/principal-limits.ts';
 import type { ExecutionView } from '../temporal/run-state.ts';
 import type { ParsedTaskIds } from '../temporal/task-ids.ts';
 import {
-  httpStatusOf,
+  errorResponse,
   invalidParams,
   principalSubscriptionLimit,
-  protocolErrorBody,
   slowSubscriber,
   subscriptionLimit,
-  toProtocolError,
 } from './errors.ts';
 import type { SubscriptionLimits } from './method-context.ts';
 import type { DetailedTask } from './task-shapes.ts';
@@ -183,8 +181,7 @@ export class TaskSubscriptions {
       return response;
     } catch (err) {
       release();
-      const refusal = toProtocolError(err);
-      return Response.json(protocolErrorBody(id, refusal), { status: httpStatusOf(refusal) });
+      return errorResponse(id, err);
     }
   }
 
