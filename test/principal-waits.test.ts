@@ -107,9 +107,9 @@ function assertWaitLimit(answer: RpcAnswer, what: string): void {
   assert.equal(data(answer)?.setting, 'MCP_MAX_WAITS_PER_PRINCIPAL', what);
 }
 
-/** A 2025-11-25 request (stateless, as the revision's clients send one). */
-async function legacyRpc(who: Who, method: string, params: Record<string, unknown>): Promise<RpcAnswer> {
-  const response = await fetch(gateway.url, {
+/** A 2025-11-25 message POSTed on its own (stateless, as the revision's clients send one). */
+const postLegacy = (who: Who, message: Record<string, unknown>) =>
+  fetch(gateway.url, {
     method: 'POST',
     headers: {
       ...bearer(who),
@@ -117,27 +117,21 @@ async function legacyRpc(who: Who, method: string, params: Record<string, unknow
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2025-11-25',
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    body: JSON.stringify({ jsonrpc: '2.0', ...message }),
   });
+
+/** A 2025-11-25 request. */
+async function legacyRpc(who: Who, method: string, params: Record<string, unknown>): Promise<RpcAnswer> {
+  const response = await postLegacy(who, { id: 1, method, params });
   const message = await readMessage(response);
   return { httpStatus: response.status, ...(message as Omit<RpcAnswer, 'httpStatus'>) };
 }
 
 /** A 2025-11-25 client's answer to the task's input request `KEY`, POSTed on its own. */
 async function answerInput(who: Who, taskId: string): Promise<RpcAnswer> {
-  const response = await fetch(gateway.url, {
-    method: 'POST',
-    headers: {
-      ...bearer(who),
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: inputRequestId(taskId, KEY),
-      result: { action: 'accept', content: { approve: true } },
-    }),
+  const response = await postLegacy(who, {
+    id: inputRequestId(taskId, KEY),
+    result: { action: 'accept', content: { approve: true } },
   });
   const text = await response.text();
   return { httpStatus: response.status, ...(text ? JSON.parse(text) : {}) };
