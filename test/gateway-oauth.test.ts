@@ -182,12 +182,12 @@ async function allRuns(): Promise<Set<string>> {
   return ids;
 }
 
-/** The runs started since `before`, once the control run a test started is listed. */
-function runsSince(before: Set<string>): Promise<string[]> {
+/** The runs started since `before`, once the `control` runs a test started are listed. */
+function runsSince(before: Set<string>, control = 1): Promise<string[]> {
   return eventually(
     async () => {
       const fresh = [...(await allRuns())].filter((id) => !before.has(id));
-      return fresh.length > 0 ? fresh : undefined;
+      return fresh.length >= control ? fresh : undefined;
     },
     10_000,
     'the control run to be listed',
@@ -197,10 +197,14 @@ function runsSince(before: Set<string>): Promise<string[]> {
 const now = () => Math.floor(Date.now() / 1000);
 
 /** A token signed here, by default as the authorization server would sign a good one. */
-function handMade(claims: JWTPayload, options: { key?: SigningKey; kid?: string } = {}): Promise<string> {
+function handMade(
+  claims: JWTPayload,
+  options: { key?: SigningKey; kid?: string; typ?: string | null } = {},
+): Promise<string> {
   const key = options.key ?? keyA;
+  const typ = options.typ === undefined ? 'at+jwt' : options.typ;
   return new SignJWT({ scope: 'mcp:tools echo:run', client_id: 'agent', ...claims })
-    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: options.kid ?? key.kid })
+    .setProtectedHeader({ alg: 'ES256', ...(typ === null ? {} : { typ }), kid: options.kid ?? key.kid })
     .sign(key.privateKey);
 }
 
@@ -356,6 +360,9 @@ describe('bad tokens', () => {
       ['alg none', forged({ alg: 'none', typ: 'at+jwt' }, goodClaims(), ''), /accepted algorithm/],
       ['HS256 keyed with the public key', hs256WithPublicKey(goodClaims()), /accepted algorithm/],
       ['unknown kid', handMade(goodClaims(), { key: keyX }), /signing key \(kid\)/],
+      // RFC 9068: a JWT of the issuer for this audience is an access token only if its header says so.
+      ['no typ', handMade(goodClaims(), { typ: null }), /not a JWT access token \(its header typ/],
+      ['an ID token (typ JWT)', handMade(goodClaims(), { typ: 'JWT' }), /not a JWT access token/],
       [
         'for another resource',
         authServer.token(AGENT, OTHER_RESOURCE, 'mcp:tools'),
@@ -383,8 +390,15 @@ describe('bad tokens', () => {
       echo('echo_open', 'within skew'),
     );
     assert.equal(late.status, 200);
-    const started = await runsSince(runsBefore);
-    assert.equal(started.length, 1, `only the token within the skew started a run: ${started}`);
+    // The media type form of the access token's typ is the same type (RFC 9068 section 2.1).
+    const mediaType = await post(
+      bearer(await handMade(goodClaims(), { typ: 'application/AT+JWT' })),
+      'tools/call',
+      echo('echo_open', 'typ as a media type'),
+    );
+    assert.equal(mediaType.status, 200);
+    const started = await runsSince(runsBefore, 2);
+    assert.equal(started.length, 2, `only the two good tokens started a run: ${started}`);
   });
 });
 

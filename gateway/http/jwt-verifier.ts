@@ -93,6 +93,8 @@ function refusal(errors: JoseErrors, err: InstanceType<JoseErrors['JOSEError']>,
     if (err.claim === 'nbf') return invalid('the token is not valid yet (nbf)');
     if (err.claim === 'iss') return invalid(`the token was not issued by ${issuer}`);
     if (err.claim === 'aud') return invalid('the token was not issued for this resource (aud)');
+    if (err.claim === 'typ')
+      return invalid('the token is not a JWT access token (its header typ is not at+jwt, RFC 9068)');
     return invalid(`the token's "${err.claim}" claim is not acceptable: ${err.reason}`);
   }
   if (err instanceof errors.JOSEAlgNotAllowed)
@@ -149,6 +151,9 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
         issuer,
         audience,
         algorithms: ACCEPTED_ALGORITHMS,
+        // RFC 9068: an access token says so in its header; an ID token or any other JWT the issuer
+        // signs for this audience is not one (jose compares case-insensitively, `application/` optional).
+        typ: 'at+jwt',
         clockTolerance: clockSkewMs / 1000,
         requiredClaims: ['exp'],
       }));

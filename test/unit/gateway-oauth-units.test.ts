@@ -275,7 +275,7 @@ describe('verified tokens', () => {
     const verifier = new JwtAccessTokenVerifier(settings({ clockSkewMs: 0 }), fetchImpl);
     const exp = Math.floor(Date.now() / 1000) + 2;
     const token = await new SignJWT({ sub: 'alice', scope: 'mcp:tools' })
-      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k1' })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
       .setExpirationTime(exp)
