@@ -190,7 +190,7 @@ function runsSince(before: Set<string>, control = 1): Promise<string[]> {
       return fresh.length >= control ? fresh : undefined;
     },
     10_000,
-    'the control run to be listed',
+    `the ${control} control run(s) to be listed`,
   );
 }
 
